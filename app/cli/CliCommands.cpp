@@ -1,0 +1,772 @@
+// Implementation of the `cake` subcommands: check, fmt, primitives, targets, corpus, explain,
+// version. Every command has a JSON form; exit codes are 0 (ok), 1 (findings), 2 (usage/IO).
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "CliCommands.h"
+
+#include "CliPrimitives.h"
+#include "cake/Driver/Compiler.h"
+#include "cake/Driver/Output.h"
+#include "cake/IR/Printer.h"
+#include "cake/Parse/Parser.h"
+#include "cake/Support/JsonSchema.h"
+#include "cake/Support/StringUtil.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <unistd.h>
+
+#ifndef CAKE_CORPUS_DIR
+#define CAKE_CORPUS_DIR ""
+#endif
+
+namespace cake::cli {
+
+namespace {
+
+constexpr std::size_t kMaxInputBytes = 64u << 20;
+
+/// Parsed command line of one subcommand.
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options; ///< --key value / --key=value
+  std::set<std::string> flags;                ///< --flag
+  std::string error;
+
+  std::string get(const std::string& key, const std::string& fallback = {}) const {
+    auto it = options.find(key);
+    return it == options.end() ? fallback : it->second;
+  }
+  bool has(const std::string& flag) const { return flags.count(flag) != 0; }
+};
+
+/// Splits arguments; `valued` options take a value, `boolean` ones do not.
+Args parseArgs(const std::vector<std::string>& in, std::size_t start,
+               const std::set<std::string>& valued, const std::set<std::string>& boolean) {
+  Args a;
+  for (std::size_t i = start; i < in.size(); ++i) {
+    const std::string& s = in[i];
+    if (s == "--") {
+      for (++i; i < in.size(); ++i)
+        a.positional.push_back(in[i]);
+      break;
+    }
+    if (s.size() > 1 && s[0] == '-' && s != "-") {
+      std::string key = s, value;
+      bool hasValue = false;
+      if (auto eq = s.find('='); eq != std::string::npos) {
+        key = s.substr(0, eq);
+        value = s.substr(eq + 1);
+        hasValue = true;
+      }
+      if (valued.count(key)) {
+        if (!hasValue) {
+          if (i + 1 >= in.size()) {
+            a.error = "option " + key + " needs a value";
+            return a;
+          }
+          value = in[++i];
+        }
+        a.options[key] = value;
+      } else if (boolean.count(key) && !hasValue) {
+        a.flags.insert(key);
+      } else {
+        a.error = "unknown option '" + s + "'";
+        return a;
+      }
+      continue;
+    }
+    a.positional.push_back(s);
+  }
+  return a;
+}
+
+int usageError(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "cake %s: %s\nRun 'cake help %s' for usage.\n", command.c_str(),
+               message.c_str(), command.c_str());
+  return 2;
+}
+
+std::optional<std::string> readInput(const std::string& path, std::string& error) {
+  if (path == "-") {
+    std::string content;
+    char buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+      content.append(buf, n);
+      if (content.size() > kMaxInputBytes) {
+        error = "standard input exceeds " + std::to_string(kMaxInputBytes) + " bytes";
+        return std::nullopt;
+      }
+    }
+    return content;
+  }
+  return readFile(path, error, kMaxInputBytes);
+}
+
+bool checkFormat(const std::string& command, const std::string& format,
+                 std::initializer_list<std::string_view> allowed, int& exitCode) {
+  if (std::find(allowed.begin(), allowed.end(), format) != allowed.end())
+    return true;
+  std::string list;
+  for (std::string_view a : allowed)
+    list += (list.empty() ? "" : ", ") + std::string(a);
+  exitCode = usageError(command, "unknown format '" + format + "' (use " + list + ")");
+  return false;
+}
+
+bool useColor(const Args& a) {
+  std::string mode = a.get("--color", "auto");
+  if (mode == "always")
+    return true;
+  if (mode == "never")
+    return false;
+  return isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+}
+
+/// Loads the compiler data; on failure prints the located definition findings and returns null.
+std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const Args& a,
+                                               const std::string& format) {
+  driver::DataPaths paths = driver::defaultDataPaths(argv0);
+  if (a.options.count("--registry"))
+    paths.primitives = a.get("--registry");
+  if (a.options.count("--targets"))
+    paths.targets = a.get("--targets");
+  auto compiler = driver::Compiler::load(paths);
+  if (compiler->ok()) {
+    // Reports (non-blocking) about the data still deserve to be seen.
+    for (const Diagnostic& d : compiler->loadDiagnostics())
+      std::fputs(driver::renderText(d, compiler->sources()).c_str(), stderr);
+    return compiler;
+  }
+  if (format == "json") {
+    json::Writer w;
+    w.beginObject();
+    w.key("compiler_revision").null();
+    w.key("error").value("the compiler's data files are invalid");
+    w.key("definition_findings").beginArray();
+    for (const Diagnostic& d : compiler->loadDiagnostics()) {
+      w.beginObject();
+      w.key("path").value(compiler->sources().contains(d.range.file)
+                              ? compiler->sources().name(d.range.file)
+                              : std::string());
+      w.key("finding");
+      driver::writeJson(w, d, compiler->sources());
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+    std::cout << w.str() << "\n";
+  }
+  for (const Diagnostic& d : compiler->loadDiagnostics())
+    std::fputs(driver::renderText(d, compiler->sources()).c_str(), stderr);
+  if (compiler->targets().all().empty())
+    std::fprintf(stderr, "cake: no target loaded from '%s'\n", paths.targets.c_str());
+  if (compiler->registry().all().empty())
+    std::fprintf(stderr, "cake: no primitive loaded from '%s'\n", paths.primitives.c_str());
+  std::fprintf(stderr, "cake: the compiler's data files are invalid (see above); exit 2\n");
+  return nullptr;
+}
+
+// ------------------------------------------------------------------ check
+int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--color"},
+                     {"--verify", "--quiet", "--help"});
+  if (!a.error.empty())
+    return usageError("check", a.error);
+  std::string format = a.get("--format", "text");
+  int code = 0;
+  if (!checkFormat("check", format, {"text", "json"}, code))
+    return code;
+  if (a.positional.empty())
+    return usageError("check", "no input file (use '-' for standard input)");
+  auto compiler = loadCompiler(argv0, a, format);
+  if (!compiler)
+    return 2;
+  bool color = format == "text" && useColor(a);
+  bool ioError = false, blocking = false, verifyFailed = false;
+  json::Writer w;
+  w.beginObject();
+  w.key("compiler_revision").value(compiler->revision());
+  w.key("files").beginArray();
+  for (const std::string& path : a.positional) {
+    std::string error;
+    auto text = readInput(path, error);
+    std::string shownPath = path == "-" ? "<stdin>" : path;
+    if (!text) {
+      ioError = true;
+      if (format == "json") {
+        w.beginObject().key("path").value(shownPath).key("error").value(error).endObject();
+      }
+      std::fprintf(stderr, "cake: error: cannot read '%s': %s\n", shownPath.c_str(),
+                   error.c_str());
+      continue;
+    }
+    driver::CheckResult r = compiler->check(shownPath, *text);
+    blocking |= !r.accepted;
+    if (a.has("--verify")) {
+      std::vector<std::string> problems;
+      auto expectations = driver::parseExpectations(*text, problems);
+      auto mismatches =
+          driver::verifyExpectations(std::move(expectations), r.diagnostics, *r.sources, r.file);
+      problems.insert(problems.end(), mismatches.begin(), mismatches.end());
+      for (const std::string& p : problems)
+        std::printf("%s: %s\n", shownPath.c_str(), p.c_str());
+      if (!problems.empty())
+        verifyFailed = true;
+      continue;
+    }
+    if (format == "json") {
+      w.beginObject();
+      w.key("path").value(shownPath);
+      w.key("kernel").value(r.module.kernel ? r.module.kernel->name.name : std::string());
+      w.key("target").value(r.module.kernel ? r.module.kernel->target() : std::string());
+      w.key("accepted").value(r.accepted);
+      w.key("findings").beginArray();
+      for (const Diagnostic& d : r.diagnostics)
+        driver::writeJson(w, d, *r.sources);
+      w.endArray();
+      w.key("omitted").value(static_cast<std::uint64_t>(r.dropped));
+      w.endObject();
+      continue;
+    }
+    std::size_t counts[3] = {0, 0, 0};
+    for (const Diagnostic& d : r.diagnostics) {
+      ++counts[static_cast<int>(d.severity)];
+      if (!a.has("--quiet"))
+        std::fputs(driver::renderText(d, *r.sources, {color, true}).c_str(), stdout);
+    }
+    std::printf("%s: %s (%zu blocking, %zu report, %zu hint)\n", shownPath.c_str(),
+                r.accepted ? "accepted" : "refused", counts[0], counts[1], counts[2]);
+  }
+  w.endArray();
+  w.endObject();
+  if (format == "json" && !a.has("--verify"))
+    std::cout << w.str() << "\n";
+  if (ioError)
+    return 2;
+  if (a.has("--verify"))
+    return verifyFailed ? 1 : 0;
+  return blocking ? 1 : 0;
+}
+
+// ------------------------------------------------------------------ fmt
+/// Writes `content` next to `path` and renames it over, so an interrupted write loses nothing.
+bool writeAtomically(const std::string& path, const std::string& content, std::string& error) {
+  std::string tmp = path + ".cake-fmt.tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      error = "cannot write '" + tmp + "'";
+      return false;
+    }
+    out << content;
+    if (!out.flush()) {
+      error = "write to '" + tmp + "' failed";
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    error = "cannot replace '" + path + "': " + ec.message();
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+int cmdFmt(const std::vector<std::string>& all) {
+  Args a = parseArgs(all, 1, {"--color"}, {"--check", "--in-place", "-i", "--help"});
+  if (!a.error.empty())
+    return usageError("fmt", a.error);
+  if (a.positional.empty())
+    return usageError("fmt", "no input file (use '-' for standard input)");
+  bool inPlace = a.has("--in-place") || a.has("-i");
+  if (a.positional.size() > 1 && !inPlace && !a.has("--check"))
+    return usageError("fmt", "several files need --in-place or --check");
+  int exitCode = 0;
+  for (const std::string& path : a.positional) {
+    if (inPlace && path == "-")
+      return usageError("fmt", "--in-place cannot rewrite standard input");
+    std::string error;
+    auto text = readInput(path, error);
+    std::string shown = path == "-" ? "<stdin>" : path;
+    if (!text) {
+      std::fprintf(stderr, "cake: error: cannot read '%s': %s\n", shown.c_str(), error.c_str());
+      exitCode = 2;
+      continue;
+    }
+    SourceManager sources;
+    FileId file = sources.addBuffer(shown, *text);
+    DiagnosticEngine diags;
+    ir::Module module = parseModule(sources, file, diags);
+    if (diags.hasBlocking()) {
+      // Never print or write a partial file: formatting needs a file that parses.
+      for (const Diagnostic& d : diags.diagnostics())
+        std::fputs(driver::renderText(d, sources).c_str(), stderr);
+      std::fprintf(stderr, "cake fmt: '%s' has syntax errors; nothing was written\n",
+                   shown.c_str());
+      exitCode = std::max(exitCode, 1);
+      continue;
+    }
+    std::string formatted = ir::print(module);
+    if (a.has("--check")) {
+      if (formatted != *text) {
+        std::printf("%s: not canonical (run 'cake fmt -i %s')\n", shown.c_str(), shown.c_str());
+        exitCode = std::max(exitCode, 1);
+      }
+      continue;
+    }
+    if (inPlace) {
+      if (formatted != *text && !writeAtomically(path, formatted, error)) {
+        std::fprintf(stderr, "cake: error: %s\n", error.c_str());
+        exitCode = 2;
+      }
+      continue;
+    }
+    std::fwrite(formatted.data(), 1, formatted.size(), stdout);
+  }
+  return exitCode;
+}
+
+// ------------------------------------------------------------------ targets
+int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets"}, {"--help"});
+  if (!a.error.empty())
+    return usageError("targets", a.error);
+  std::string format = a.get("--format", "text");
+  int code = 0;
+  if (!checkFormat("targets", format, {"text", "json"}, code))
+    return code;
+  auto compiler = loadCompiler(argv0, a, format);
+  if (!compiler)
+    return 2;
+  const auto& targets = compiler->targets().all();
+  if (format == "json") {
+    json::Writer w;
+    w.beginObject();
+    w.key("compiler_revision").value(compiler->revision());
+    w.key("targets").beginArray();
+    for (const auto& t : targets) {
+      w.beginObject();
+      w.key("name").value(t->name).key("gpu").value(t->gpu);
+      w.key("compute_capability").value(t->computeCapability).key("ptx_isa").value(t->ptxIsa);
+      auto facts = [&](const char* key, const auto& map) {
+        w.key(key).beginObject();
+        for (const auto& [k, f] : map) {
+          w.key(k).beginObject().key("value").value(f.value).key("source").value(f.source);
+          w.endObject();
+        }
+        w.endObject();
+      };
+      facts("limits", t->limits);
+      facts("machine", t->machine);
+      facts("tensor_tflops", t->tensorTflops);
+      facts("features", t->features);
+      w.key("spaces").beginArray();
+      for (ir::Space s : t->spaces)
+        w.value(ir::toString(s));
+      w.endArray();
+      w.key("dtypes").beginArray();
+      for (ir::DType d : t->dtypes)
+        w.value(ir::toString(d));
+      w.endArray();
+      w.key("calibrated").value(t->calibrated());
+      w.key("path").value(t->path);
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+    std::cout << w.str() << "\n";
+    return 0;
+  }
+  for (const auto& t : targets) {
+    std::vector<std::string> on;
+    for (const auto& [k, f] : t->features)
+      if (f.value)
+        on.push_back(k);
+    std::printf("%-8s %s (cc %s, PTX ISA >= %s)%s\n", t->name.c_str(), t->gpu.c_str(),
+                t->computeCapability.c_str(), t->ptxIsa.c_str(),
+                t->calibrated() ? "" : "  [not calibrated]");
+    std::printf("         %lld SMs, %.0f MHz, HBM %.0f GB/s, smem/CTA %lld B, TMEM %lld cols\n",
+                static_cast<long long>(t->machineValue("sm_count")),
+                t->machineValue("boost_clock_mhz"), t->machineValue("hbm_bandwidth_gbps"),
+                static_cast<long long>(t->limit("smem_per_cta_bytes")),
+                static_cast<long long>(t->limit("tmem_columns")));
+    std::printf("         features: %s\n", join(on, ", ").c_str());
+  }
+  return 0;
+}
+
+// ------------------------------------------------------------------ corpus
+struct CorpusCase {
+  std::string id, path, workload;
+  bool accepted = true;
+  std::vector<std::string> codes;
+};
+
+/// Validates one workload contract file; returns false after printing located findings.
+bool checkWorkload(const std::string& path, SourceManager& sources, DiagnosticEngine& diags) {
+  std::string error;
+  auto text = readFile(path, error, 1u << 20);
+  if (!text) {
+    FileId f = sources.addBuffer(path, "");
+    diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read workload '" + path + "': " + error);
+    return false;
+  }
+  FileId f = sources.addBuffer(path, *text);
+  auto doc = json::parse(sources.text(f), f, diags);
+  if (!doc)
+    return false;
+  json::ObjectReader r(*doc, diags, "workload contract");
+  r.allow("$comment");
+  r.string("operator", true);
+  r.string("target", true);
+  r.field("shapes", json::Kind::Object, true);
+  r.field("dtypes", json::Kind::Object, true);
+  if (const json::Value* tol = r.field("tolerance", json::Kind::Object, true)) {
+    json::ObjectReader t(*tol, diags, "\"tolerance\"");
+    t.number("rtol", true);
+    t.number("atol", true);
+    t.finish();
+    if (!t.ok())
+      r.fail();
+  }
+  r.string("oracle", true);
+  r.stringList("references", true);
+  r.field("notes", json::Kind::String, false);
+  r.finish();
+  return r.ok();
+}
+
+int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets"}, {"--help"});
+  if (!a.error.empty())
+    return usageError("corpus", a.error);
+  std::string format = a.get("--format", "text");
+  int code = 0;
+  if (!checkFormat("corpus", format, {"text", "json"}, code))
+    return code;
+  std::string manifest = a.positional.empty()
+                             ? (std::filesystem::path(CAKE_CORPUS_DIR) / "manifest.json").string()
+                             : a.positional[0];
+  auto compiler = loadCompiler(argv0, a, format);
+  if (!compiler)
+    return 2;
+  SourceManager sources;
+  DiagnosticEngine diags;
+  std::string error;
+  auto text = readFile(manifest, error, 4u << 20);
+  if (!text) {
+    std::fprintf(stderr, "cake: error: cannot read '%s': %s\n", manifest.c_str(), error.c_str());
+    return 2;
+  }
+  FileId mf = sources.addBuffer(manifest, *text);
+  std::vector<CorpusCase> cases;
+  auto base = std::filesystem::path(manifest).parent_path();
+  if (auto doc = json::parse(sources.text(mf), mf, diags)) {
+    json::ObjectReader r(*doc, diags, "corpus manifest");
+    r.allow("$comment");
+    if (const json::Value* list = r.field("cases", json::Kind::Array, true)) {
+      std::set<std::string> ids;
+      for (const json::Value& v : list->elements) {
+        json::ObjectReader c(v, diags, "corpus case");
+        CorpusCase cc;
+        cc.id = c.string("id", true).value_or("");
+        cc.path = c.string("path", true).value_or("");
+        cc.workload = c.string("workload", true).value_or("");
+        if (!cc.id.empty() && !ids.insert(cc.id).second)
+          diags.report(DiagId::DefDuplicate, v.get("id")->range,
+                       "case id '" + cc.id + "' is used twice");
+        if (const json::Value* e = c.field("expect", json::Kind::Object, true)) {
+          json::ObjectReader ex(*e, diags, "\"expect\"");
+          cc.accepted = ex.boolean("accepted", true).value_or(true);
+          cc.codes = ex.stringList("codes", true);
+          ex.finish();
+          if (!ex.ok())
+            c.fail();
+        }
+        c.finish();
+        if (c.ok()) {
+          if (!cc.workload.empty())
+            checkWorkload((base / cc.workload).string(), sources, diags);
+          cases.push_back(std::move(cc));
+        }
+      }
+    }
+    r.finish();
+  }
+  if (diags.hasBlocking()) {
+    for (const Diagnostic& d : diags.diagnostics())
+      std::fputs(driver::renderText(d, sources).c_str(), stderr);
+    return 2;
+  }
+  bool allPass = true;
+  json::Writer w;
+  w.beginObject();
+  w.key("compiler_revision").value(compiler->revision());
+  w.key("manifest").value(manifest);
+  w.key("cases").beginArray();
+  for (const CorpusCase& c : cases) {
+    std::string path = (base / c.path).string();
+    auto kernelText = readFile(path, error, kMaxInputBytes);
+    std::vector<std::string> got;
+    bool accepted = false;
+    std::string problem;
+    if (!kernelText) {
+      problem = "cannot read: " + error;
+    } else {
+      driver::CheckResult r = compiler->check(path, *kernelText);
+      accepted = r.accepted;
+      std::set<std::string> expected(c.codes.begin(), c.codes.end());
+      for (const Diagnostic& d : r.diagnostics) {
+        got.push_back(d.code);
+        if (d.severity == Severity::Blocking && !expected.count(d.code) && problem.empty())
+          problem = "unexpected blocking finding [" + d.code + "] " + d.message;
+      }
+      for (const std::string& want : c.codes)
+        if (std::find(got.begin(), got.end(), want) == got.end() && problem.empty())
+          problem = "expected finding [" + want + "] not reported";
+      if (accepted != c.accepted && problem.empty())
+        problem = accepted ? "accepted, but the case expects a refusal"
+                           : "refused, but the case expects acceptance";
+    }
+    bool pass = problem.empty();
+    allPass &= pass;
+    if (format == "json") {
+      w.beginObject();
+      w.key("id").value(c.id).key("path").value(c.path).key("pass").value(pass);
+      w.key("accepted").value(accepted);
+      w.key("codes").beginArray();
+      for (const std::string& g : got)
+        w.value(g);
+      w.endArray();
+      if (!pass)
+        w.key("problem").value(problem);
+      w.endObject();
+    } else {
+      std::printf("%-4s %-28s %s%s\n", pass ? "ok" : "FAIL", c.id.c_str(),
+                  accepted ? "accepted" : "refused",
+                  pass ? "" : ("  -- " + problem).c_str());
+    }
+  }
+  w.endArray();
+  w.key("pass").value(allPass);
+  w.endObject();
+  if (format == "json")
+    std::cout << w.str() << "\n";
+  else
+    std::printf("%zu case(s), %s\n", cases.size(), allPass ? "all pass" : "FAILURES");
+  return allPass ? 0 : 1;
+}
+
+// ------------------------------------------------------------------ explain / version / help
+int cmdExplain(const std::string& argv0, const std::vector<std::string>& all) {
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets"}, {"--help"});
+  if (!a.error.empty())
+    return usageError("explain", a.error);
+  if (a.positional.size() != 1)
+    return usageError("explain", "give exactly one finding code");
+  const std::string& code = a.positional[0];
+  std::string format = a.get("--format", "text");
+  int exitCode = 0;
+  if (!checkFormat("explain", format, {"text", "json"}, exitCode))
+    return exitCode;
+  // Codes come from the compiler core and from constraints of the primitive registry.
+  driver::DataPaths paths = driver::defaultDataPaths(argv0);
+  if (a.options.count("--registry"))
+    paths.primitives = a.get("--registry");
+  if (a.options.count("--targets"))
+    paths.targets = a.get("--targets");
+  auto compiler = driver::Compiler::load(paths);
+  std::vector<std::pair<std::string, const reg::ConstraintDef*>> uses;
+  for (const auto& p : compiler->registry().all())
+    for (const reg::ConstraintDef& c : p->constraints)
+      if (c.code == code)
+        uses.emplace_back(p->name, &c);
+  const DiagCodeInfo* info = findDiagCode(code);
+  if (!info && uses.empty()) {
+    std::vector<std::string> codes;
+    for (const DiagCodeInfo& c : allDiagCodes())
+      codes.emplace_back(c.code);
+    for (const auto& p : compiler->registry().all())
+      for (const reg::ConstraintDef& c : p->constraints)
+        codes.push_back(c.code);
+    std::string msg = "unknown finding code '" + code + "'";
+    if (auto guess = closestMatch(code, codes))
+      msg += "; did you mean '" + *guess + "'?";
+    return usageError("explain", msg);
+  }
+  std::string family(info ? toString(info->family) : toString(uses[0].second->family));
+  std::string severity(info ? toString(info->severity) : toString(Severity::Blocking));
+  std::string title = info ? std::string(info->title) : uses[0].second->message;
+  if (format == "json") {
+    json::Writer w;
+    w.beginObject();
+    w.key("code").value(code).key("family").value(family);
+    w.key("severity").value(severity).key("title").value(title);
+    w.key("constraints").beginArray();
+    for (const auto& [prim, c] : uses) {
+      w.beginObject().key("primitive").value(prim).key("check").value(c->text);
+      w.key("message").value(c->message).endObject();
+    }
+    w.endArray();
+    w.endObject();
+    std::cout << w.str() << "\n";
+    return 0;
+  }
+  std::printf("%s  (%s, %s)\n  %s\n", code.c_str(), family.c_str(), severity.c_str(),
+              title.c_str());
+  if (!uses.empty()) {
+    std::vector<std::string> prims;
+    for (const auto& [prim, c] : uses)
+      if (std::find(prims.begin(), prims.end(), prim) == prims.end())
+        prims.push_back(prim);
+    std::printf("  defined by primitive constraints of: %s\n", join(prims, ", ").c_str());
+    for (const auto& [prim, c] : uses)
+      std::printf("    %s: %s\n      %s\n", prim.c_str(), c->text.c_str(), c->message.c_str());
+  }
+  return 0;
+}
+
+int cmdVersion(const std::string& argv0, const std::vector<std::string>& all) {
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets"}, {"--help", "--version"});
+  if (!a.error.empty())
+    return usageError("version", a.error);
+  std::string format = a.get("--format", "text");
+  auto compiler = loadCompiler(argv0, a, format);
+  if (!compiler)
+    return 2;
+  if (format == "json") {
+    json::Writer w;
+    w.beginObject();
+    w.key("version").value(driver::Compiler::version());
+    w.key("compiler_revision").value(compiler->revision());
+    w.key("primitives").value(static_cast<std::uint64_t>(compiler->registry().all().size()));
+    w.key("targets").beginArray();
+    for (const std::string& t : compiler->targets().names())
+      w.value(t);
+    w.endArray();
+    w.key("primitive_dir").value(compiler->paths().primitives);
+    w.key("target_dir").value(compiler->paths().targets);
+    w.endObject();
+    std::cout << w.str() << "\n";
+    return 0;
+  }
+  std::printf("cake %s (compiler revision %s; %zu primitives, targets %s)\n",
+              driver::Compiler::version().c_str(), compiler->revision().c_str(),
+              compiler->registry().all().size(), join(compiler->targets().names(), ", ").c_str());
+  return 0;
+}
+
+void printHelp(const std::string& topic) {
+  static const std::map<std::string, std::string> help = {
+      {"check", "cake check FILE... [--format text|json] [--verify] [--quiet]\n"
+                "           [--registry DIR] [--targets DIR] [--color auto|always|never]\n"
+                "  Parses and type-checks kernels ('-' reads standard input).\n"
+                "  --verify  compare findings with '// expect: CODE' annotations instead of "
+                "printing them\n"
+                "  exit: 0 no blocking finding, 1 blocking findings, 2 usage or I/O error\n"},
+      {"fmt", "cake fmt FILE|- [--check] [-i|--in-place]\n"
+              "  Prints the canonical form. --check exits 1 when a file is not canonical;\n"
+              "  -i rewrites files atomically. Files with syntax errors are never written.\n"},
+      {"primitives", "cake primitives [NAME...] [--format text|json|md] [--target T]\n"
+                     "                [--registry DIR] [--targets DIR]\n"
+                     "  Lists the primitive registry loaded from its data files.\n"},
+      {"targets", "cake targets [--format text|json] [--targets DIR]\n"
+                  "  Lists the known exact targets with their cited facts.\n"},
+      {"corpus", "cake corpus [MANIFEST] [--format text|json]\n"
+                 "  Checks every corpus case against its expectation (default: the bundled\n"
+                 "  corpus/manifest.json). exit 1 when a case does not match.\n"},
+      {"explain", "cake explain CODE [--format json]\n  Describes a finding code.\n"},
+      {"version", "cake --version | cake version [--format json]\n"
+                  "  Version and compiler revision (hash of the primitive and target files).\n"},
+  };
+  if (auto it = help.find(topic); it != help.end()) {
+    std::fputs(it->second.c_str(), stdout);
+    return;
+  }
+  std::fputs("cake — Cake IR compiler (agent interface; JSON everywhere)\n\n"
+             "usage: cake COMMAND [ARGS]\n\n"
+             "commands:\n"
+             "  check       parse and type-check kernels\n"
+             "  fmt         print the canonical form of a kernel\n"
+             "  primitives  list the primitive registry (data loaded at run time)\n"
+             "  targets     list the exact targets and their facts\n"
+             "  corpus      check the kernel corpus against its manifest\n"
+             "  explain     describe a finding code\n"
+             "  version     version and compiler revision (also --version)\n"
+             "  help        this text, or 'cake help COMMAND'\n",
+             stdout);
+}
+
+} // namespace
+
+int run(const std::string& argv0, const std::vector<std::string>& args) {
+  if (args.empty()) {
+    printHelp("");
+    return 2;
+  }
+  const std::string& cmd = args[0];
+  if (cmd == "--version" || cmd == "-V" || cmd == "version")
+    return cmdVersion(argv0, args);
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    printHelp(args.size() > 1 ? args[1] : "");
+    return 0;
+  }
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    printHelp(cmd);
+    return 0;
+  }
+  if (cmd == "check")
+    return cmdCheck(argv0, args);
+  if (cmd == "fmt")
+    return cmdFmt(args);
+  if (cmd == "primitives")
+    return cmdPrimitives(argv0, args);
+  if (cmd == "targets")
+    return cmdTargets(argv0, args);
+  if (cmd == "corpus")
+    return cmdCorpus(argv0, args);
+  if (cmd == "explain")
+    return cmdExplain(argv0, args);
+  std::vector<std::string> commands{"check", "fmt", "primitives", "targets", "corpus",
+                                    "explain", "version", "help"};
+  std::string msg = "unknown command '" + cmd + "'";
+  if (auto guess = closestMatch(cmd, commands))
+    msg += "; did you mean '" + *guess + "'?";
+  std::fprintf(stderr, "cake: %s\nRun 'cake help' for the list of commands.\n", msg.c_str());
+  return 2;
+}
+
+// Shared with CliPrimitives.cpp.
+std::unique_ptr<driver::Compiler> loadCompilerFor(const std::string& argv0,
+                                                  const std::vector<std::string>& all,
+                                                  std::vector<std::string>& names,
+                                                  std::string& format, std::string& target,
+                                                  int& exitCode) {
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--target"}, {"--help"});
+  if (!a.error.empty()) {
+    exitCode = usageError("primitives", a.error);
+    return nullptr;
+  }
+  format = a.get("--format", "text");
+  if (!checkFormat("primitives", format, {"text", "json", "md"}, exitCode))
+    return nullptr;
+  target = a.get("--target");
+  names = a.positional;
+  auto compiler = loadCompiler(argv0, a, format == "json" ? "json" : "text");
+  if (!compiler)
+    exitCode = 2;
+  return compiler;
+}
+
+} // namespace cake::cli

@@ -1,0 +1,239 @@
+// The Cake IR syntax tree: one kernel of declarations and role blocks. Source ranges live in a
+// side table (SourceMap) keyed by NodeId so that IR equality and printing ignore locations.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/IR/Types.h"
+#include "cake/Support/SourceManager.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake::ir {
+
+/// Index into a SourceMap. 0 means "no node".
+using NodeId = std::uint32_t;
+
+enum class ExprKind : std::uint8_t {
+  Int,    ///< 42, 0x2a, 0b101010
+  Float,  ///< 0.5, 1e-3
+  String, ///< "text"
+  Name,   ///< identifier: a constant, loop variable, builtin, enum value or dtype
+  Tag,    ///< number-led word such as 128B (swizzle tags)
+  Member, ///< base.member (ring.slot, t.x)
+  Unary,  ///< -x, ~x
+  Binary, ///< x + y, ...
+  List,   ///< [a, b, c]
+  Range,  ///< lo..hi (half-open)
+};
+
+enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Mod, Shl, Shr, BitAnd, BitOr, BitXor };
+enum class UnaryOp : std::uint8_t { Neg, BitNot };
+
+std::string_view toString(BinaryOp op);
+/// Binding strength used by parser and printer (higher binds tighter).
+int precedence(BinaryOp op);
+
+/// An expression or attribute value.
+struct Expr {
+  ExprKind kind = ExprKind::Int;
+  NodeId id = 0;
+  std::int64_t intValue = 0;
+  double floatValue = 0.0;
+  /// Name, Tag and String payload; the member name for Member.
+  std::string text;
+  BinaryOp binaryOp = BinaryOp::Add;
+  UnaryOp unaryOp = UnaryOp::Neg;
+  /// Member: [base]; Unary: [x]; Binary: [lhs, rhs]; List: elements; Range: [lo, hi].
+  std::vector<std::unique_ptr<Expr>> children;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+ExprPtr cloneExpr(const Expr& e);
+bool equal(const Expr& a, const Expr& b);
+
+/// A name written in the source together with the node that locates it.
+struct Ident {
+  std::string name;
+  NodeId id = 0;
+};
+
+/// `key=value`.
+struct Attribute {
+  Ident key;
+  ExprPtr value;
+  NodeId id = 0; ///< covers key, '=' and value
+};
+
+/// One subscript of an operand: `e` (point), `e +: n` (slice of n from e) or `:` (whole dim).
+struct Index {
+  enum class Kind : std::uint8_t { Point, Slice, Full };
+  Kind kind = Kind::Point;
+  ExprPtr start; ///< Point and Slice
+  ExprPtr size;  ///< Slice only
+  NodeId id = 0;
+};
+
+/// A reference to a declared entity, optionally subscripted: `a_s[ring.slot, wg*64 +: 64, :]`.
+struct Operand {
+  Ident name;
+  bool subscripted = false;
+  std::vector<Index> indices;
+  NodeId id = 0;
+};
+
+/// A whole-line comment (text after "//") and whether a blank line precedes it.
+struct CommentLine {
+  std::string text;
+  bool blankLineBefore = false;
+  friend bool operator==(const CommentLine&, const CommentLine&) = default;
+};
+
+/// Comments and blank lines that belong to a line, kept so `cake fmt` preserves them.
+struct Trivia {
+  bool blankLineBefore = false;             ///< blank line between the comments and the line
+  std::vector<CommentLine> leadingComments; ///< own-line comments above the line
+  std::string trailingComment;              ///< same-line comment (text after "//")
+  bool hasTrailingComment = false;
+};
+
+enum class DeclKind : std::uint8_t {
+  Const,
+  Param,
+  TensorMap,
+  Grid,
+  Role,
+  Pipeline,
+  Pool,
+  Smem,
+  Tmem,
+  Reg,
+  MBarrier,
+  NBarrier,
+};
+std::string_view keyword(DeclKind kind);
+std::optional<DeclKind> parseDeclKeyword(std::string_view word);
+/// Only `grid` has no name.
+bool declHasName(DeclKind kind);
+
+/// `dtype[d0, d1, ...]` (the brackets are omitted for scalars).
+struct TypeSpec {
+  Ident dtype;
+  bool hasShape = false;
+  std::vector<ExprPtr> shape;
+  NodeId id = 0;
+};
+
+/// A kernel-level declaration: `KEYWORD [NAME] [: TYPE] [= VALUE] key=value...`.
+struct Decl {
+  DeclKind kind = DeclKind::Const;
+  Ident name; ///< empty for grid
+  std::optional<TypeSpec> type;
+  ExprPtr value; ///< const only
+  std::vector<Attribute> attributes;
+  Trivia trivia;
+  NodeId id = 0;
+
+  const Attribute* attribute(std::string_view key) const;
+};
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+enum class StmtKind : std::uint8_t { Op, For, On };
+
+/// A statement inside the kernel body.
+///  - Op:  `prim.name operand, ... key=value...`
+///  - For: `for VAR in RANGE key=value... { ... }`
+///  - On:  `on ROLE, ... { ... }` (kernel level only)
+struct Stmt {
+  StmtKind kind = StmtKind::Op;
+  NodeId id = 0;
+  Trivia trivia;
+
+  // Op
+  Ident opName; ///< dotted name, e.g. tma.load
+  std::vector<Operand> operands;
+  std::vector<Attribute> attributes; ///< Op and For
+
+  // For
+  Ident loopVar;
+  ExprPtr loopRange; ///< a Range expression or the name `tiles`
+
+  // On
+  std::vector<Ident> roles;
+
+  // For and On
+  std::vector<StmtPtr> body;
+  /// Comments between the last body line and the closing brace.
+  std::vector<CommentLine> closingComments;
+  /// A comment on the closing brace's line.
+  std::string closeComment;
+  bool hasCloseComment = false;
+  NodeId closeBraceId = 0;
+
+  const Attribute* attribute(std::string_view key) const;
+};
+
+/// `kernel NAME key=value... { decls and role blocks }`.
+struct Kernel {
+  Ident name;
+  std::vector<Attribute> attributes;
+  std::vector<Decl> decls;
+  std::vector<StmtPtr> body;
+  Trivia trivia;
+  std::vector<CommentLine> closingComments;
+  std::string closeComment;
+  bool hasCloseComment = false;
+  NodeId id = 0;
+  NodeId closeBraceId = 0;
+
+  const Attribute* attribute(std::string_view key) const;
+  /// The `target=` attribute as written, or empty.
+  std::string target() const;
+};
+
+/// Source ranges of every node of one parsed file.
+class SourceMap {
+public:
+  NodeId add(SourceRange range) {
+    m_ranges.push_back(range);
+    return static_cast<NodeId>(m_ranges.size());
+  }
+  SourceRange range(NodeId id) const {
+    return id == 0 || id > m_ranges.size() ? SourceRange{} : m_ranges[id - 1];
+  }
+  void setRange(NodeId id, SourceRange range) {
+    if (id != 0 && id <= m_ranges.size())
+      m_ranges[id - 1] = range;
+  }
+  std::size_t size() const { return m_ranges.size(); }
+
+private:
+  std::vector<SourceRange> m_ranges;
+};
+
+/// A parsed `.cake` file.
+struct Module {
+  FileId file = 0;
+  std::optional<Kernel> kernel;
+  /// Comments after the kernel's closing brace.
+  std::vector<CommentLine> trailingComments;
+  /// Names of declarations whose line failed to parse; the checker does not report them as
+  /// undeclared (that would only repeat the syntax error).
+  std::vector<std::string> poisonedNames;
+  /// The kernel line itself (name, attributes, '{') has a syntax error.
+  bool headerErrors = false;
+  /// Any syntax error was reported while parsing this module.
+  bool syntaxErrors = false;
+  SourceMap sourceMap;
+};
+
+/// Structural equality of two kernels (names, types, attributes, statements and comments; never
+/// source locations). Used by the round-trip tests and `cake fmt --check`.
+bool equal(const Kernel& a, const Kernel& b);
+
+} // namespace cake::ir

@@ -1,0 +1,119 @@
+// Expressions inside primitive definitions: constraints ("dim(acc,0) == dim(a,0)") and
+// quantities ("bytes(dst)"), resolved against the primitive's operands and attributes at load
+// time and evaluated against an operation's static facts.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/IR/Types.h"
+#include "cake/Support/Diagnostic.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cake::reg {
+
+enum class DefFn : std::uint8_t {
+  DType,   ///< dtype(x) → symbol
+  Space,   ///< space(x) → symbol
+  Rank,    ///< rank(x) → int
+  Dim,     ///< dim(x, i) → int (negative i counts from the end)
+  Elems,   ///< elems(x) → int
+  Bytes,   ///< bytes(x) → int (elements × element bits / 8, rounded up)
+  Bits,    ///< bits(x) → element bits
+  Present, ///< present(x) → bool (optional operands)
+  Stages,  ///< stages(x) → int (1 when not staged)
+  Swizzle, ///< swizzle(x) → symbol (none, 32B, 64B, 128B)
+  Min,
+  Max,
+  Pow2, ///< pow2(v) → bool
+};
+
+enum class DefOp : std::uint8_t {
+  Add, Sub, Mul, Div, Mod, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Not, Neg, In,
+};
+
+/// A resolved definition expression.
+struct DefExpr {
+  enum class Kind : std::uint8_t { Int, Float, Symbol, OperandRef, AttrRef, Call, Unary, Binary, List };
+  Kind kind = Kind::Int;
+  std::int64_t intValue = 0;
+  double floatValue = 0.0;
+  std::string text; ///< symbol spelling or referenced name
+  std::size_t index = 0; ///< operand or attribute index
+  DefFn fn = DefFn::DType;
+  DefOp op = DefOp::Add;
+  std::vector<DefExpr> args;
+  SourceRange range;
+};
+
+/// A value produced by evaluation. Unknown marks a quantity that is not static (a run-time
+/// attribute or an absent optional operand) — callers must treat it as "not decided".
+struct DefValue {
+  enum class Kind : std::uint8_t { Unknown, Int, Float, Bool, Symbol, List };
+  Kind kind = Kind::Unknown;
+  std::int64_t i = 0;
+  double f = 0.0;
+  bool b = false;
+  std::string sym;
+  std::vector<DefValue> list;
+
+  static DefValue integer(std::int64_t v) { return {Kind::Int, v}; }
+  static DefValue boolean(bool v) {
+    DefValue d;
+    d.kind = Kind::Bool;
+    d.b = v;
+    return d;
+  }
+  static DefValue symbol(std::string s) {
+    DefValue d;
+    d.kind = Kind::Symbol;
+    d.sym = std::move(s);
+    return d;
+  }
+  bool known() const { return kind != Kind::Unknown; }
+  std::string str() const;
+};
+
+/// Static facts about one operand of an operation (after subscripts are applied).
+struct OperandFacts {
+  bool present = false;
+  bool isBuffer = false;
+  ir::Space space = ir::Space::Global;
+  ir::DType dtype = ir::DType::F32;
+  std::vector<std::int64_t> shape;
+  std::int64_t stages = 1;
+  std::string swizzle = "none";
+};
+
+/// What an evaluation can see.
+class DefContext {
+public:
+  virtual ~DefContext() = default;
+  virtual const OperandFacts* operand(std::size_t index) const = 0;
+  virtual DefValue attribute(std::size_t index) const = 0;
+};
+
+/// Names an expression may refer to.
+struct DefScope {
+  std::vector<std::string> operands;
+  std::vector<std::string> attributes;
+  /// Attributes whose values are run-time expressions (not allowed in constraints).
+  std::vector<bool> attributeIsDynamic;
+  /// Extra bare words accepted as symbols (enum values of the primitive's attributes).
+  std::vector<std::string> symbols;
+};
+
+/// Parses `text`, which sits at byte `offset` of `file` inside `source` (the whole file text),
+/// so findings point into the data file. Returns nullopt after reporting def-invalid-expression.
+std::optional<DefExpr> parseDefExpr(std::string_view source, std::size_t offset,
+                                    std::size_t length, FileId file, const DefScope& scope,
+                                    DiagnosticEngine& diags, bool allowDynamic);
+
+DefValue evaluate(const DefExpr& expr, const DefContext& ctx);
+/// Prints a resolved expression (for docs and `cake primitives`).
+std::string print(const DefExpr& expr);
+
+} // namespace cake::reg

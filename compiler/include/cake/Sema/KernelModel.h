@@ -1,0 +1,166 @@
+// The checked, resolved form of a kernel: every declaration with concrete numbers and every
+// operation bound to its primitive with static operand facts. Analyses, cost model, lowering
+// and views consume this instead of the syntax tree.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/IR/Kernel.h"
+#include "cake/Registry/Registry.h"
+#include "cake/Target/Target.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake::sema {
+
+/// An inclusive integer interval of the values an index expression can take.
+struct Interval {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  bool exact() const { return lo == hi; }
+};
+
+struct ConstInfo {
+  std::string name;
+  std::int64_t value = 0;
+  const ir::Decl* decl = nullptr;
+};
+
+struct GridInfo {
+  std::vector<std::int64_t> tiles; ///< tile counts per dimension (x, y, z)
+  bool persistent = false;
+  std::vector<std::int64_t> cluster{1, 1, 1};
+  const ir::Decl* decl = nullptr;
+  std::int64_t tileCount() const;
+};
+
+struct RoleInfo {
+  std::string name;
+  std::int64_t warpBegin = 0; ///< first warp
+  std::int64_t warpEnd = 0;   ///< one past the last warp
+  std::optional<std::int64_t> registers;
+  const ir::Decl* decl = nullptr;
+  std::int64_t warps() const { return warpEnd - warpBegin; }
+  std::int64_t threads() const { return warps() * 32; }
+};
+
+struct PipelineInfo {
+  std::string name;
+  std::int64_t stages = 1;
+  const ir::Decl* decl = nullptr;
+};
+
+struct PoolInfo {
+  std::string name;
+  std::int64_t offset = 0;
+  std::int64_t bytes = 0;
+  const ir::Decl* decl = nullptr;
+};
+
+/// A tensor-valued declaration: param (global), smem, tmem or reg.
+struct BufferInfo {
+  std::string name;
+  ir::DeclKind kind = ir::DeclKind::Param;
+  ir::Space space = ir::Space::Global;
+  ir::DType dtype = ir::DType::F32;
+  std::vector<std::int64_t> shape;
+  std::int64_t stages = 1;
+  std::string swizzle = "none";
+  // param
+  std::string paramRole; ///< input | output | state
+  // smem
+  std::int64_t offset = -1; ///< absolute byte offset in the CTA's shared memory
+  std::string pool;
+  std::string pipeline;
+  // tmem
+  std::int64_t colBegin = 0, colEnd = 0;
+  // reg
+  std::string scope = "thread"; ///< thread | warp | warpgroup | role
+  const ir::Decl* decl = nullptr;
+
+  std::int64_t elements() const;
+  std::int64_t stageBytes() const;
+  std::int64_t totalBytes() const { return stageBytes() * stages; }
+};
+
+struct TensorMapInfo {
+  std::string name;
+  ir::DType dtype = ir::DType::BF16;
+  std::vector<std::int64_t> box;
+  std::string source;
+  std::string swizzle = "none";
+  const ir::Decl* decl = nullptr;
+};
+
+struct BarrierInfo {
+  std::string name;
+  bool named = false; ///< nbarrier (bar.sync) rather than mbarrier
+  std::int64_t count = 0; ///< mbarrier: arrivals per phase; nbarrier: threads
+  std::int64_t size = 1;  ///< array length (pipeline stages)
+  std::string pipeline;
+  std::vector<std::string> producers; ///< mbarrier
+  std::vector<std::string> consumers; ///< mbarrier
+  std::vector<std::string> roles;     ///< nbarrier participants
+  const ir::Decl* decl = nullptr;
+};
+
+struct LoopInfo {
+  const ir::Stmt* stmt = nullptr;
+  std::string var;
+  bool overTiles = false;
+  std::int64_t begin = 0, end = 0; ///< half-open; for tile loops [0, tiles per CTA bound)
+  std::string pipeline;
+};
+
+/// What kind of entity an operand refers to.
+enum class EntityKind : std::uint8_t { Buffer, TensorMap, MBarrier, NBarrier };
+
+/// One resolved operand of an operation.
+struct OperandInfo {
+  EntityKind entity = EntityKind::Buffer;
+  std::size_t entityIndex = 0; ///< into buffers / tensorMaps / barriers
+  reg::OperandFacts facts;     ///< type after subscripts
+  /// Interval of each subscript start (stage index first for staged buffers).
+  std::vector<Interval> indexRanges;
+  bool stageIndexed = false;
+};
+
+struct OpInfo {
+  const ir::Stmt* stmt = nullptr;
+  const reg::Primitive* primitive = nullptr;
+  std::vector<OperandInfo> operands;
+  /// Static attribute values in the primitive's attribute order (defaults applied); run-time
+  /// attributes are Unknown.
+  std::vector<reg::DefValue> attributes;
+  std::vector<std::string> roles;           ///< roles executing the op
+  std::vector<std::size_t> loops;           ///< enclosing loops (indices into loops), outermost first
+};
+
+struct KernelModel {
+  std::string name;
+  std::string targetName;
+  const target::Target* target = nullptr;
+  std::vector<ConstInfo> consts;
+  std::optional<GridInfo> grid;
+  std::vector<RoleInfo> roles;
+  std::vector<PipelineInfo> pipelines;
+  std::vector<PoolInfo> pools;
+  std::vector<BufferInfo> buffers;
+  std::vector<TensorMapInfo> tensorMaps;
+  std::vector<BarrierInfo> barriers;
+  std::vector<LoopInfo> loops;
+  std::vector<OpInfo> ops; ///< program order
+
+  const RoleInfo* role(std::string_view name) const;
+  const BufferInfo* buffer(std::string_view name) const;
+  const BarrierInfo* barrier(std::string_view name) const;
+  const PipelineInfo* pipeline(std::string_view name) const;
+  std::int64_t warpsPerCta() const;
+  std::int64_t threadsPerCta() const { return warpsPerCta() * 32; }
+  /// Highest byte used by shared-memory buffers (stages included).
+  std::int64_t smemBytes() const;
+};
+
+} // namespace cake::sema

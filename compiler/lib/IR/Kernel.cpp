@@ -1,0 +1,263 @@
+// Syntax-tree helpers: keyword tables, cloning and structural equality.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/IR/Kernel.h"
+
+#include <array>
+
+namespace cake::ir {
+
+std::string_view toString(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::Mod:
+    return "%";
+  case BinaryOp::Shl:
+    return "<<";
+  case BinaryOp::Shr:
+    return ">>";
+  case BinaryOp::BitAnd:
+    return "&";
+  case BinaryOp::BitOr:
+    return "|";
+  case BinaryOp::BitXor:
+    return "^";
+  }
+  return "?";
+}
+
+int precedence(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::BitOr:
+    return 1;
+  case BinaryOp::BitXor:
+    return 2;
+  case BinaryOp::BitAnd:
+    return 3;
+  case BinaryOp::Shl:
+  case BinaryOp::Shr:
+    return 4;
+  case BinaryOp::Add:
+  case BinaryOp::Sub:
+    return 5;
+  case BinaryOp::Mul:
+  case BinaryOp::Div:
+  case BinaryOp::Mod:
+    return 6;
+  }
+  return 0;
+}
+
+ExprPtr cloneExpr(const Expr& e) {
+  auto out = std::make_unique<Expr>();
+  out->kind = e.kind;
+  out->id = e.id;
+  out->intValue = e.intValue;
+  out->floatValue = e.floatValue;
+  out->text = e.text;
+  out->binaryOp = e.binaryOp;
+  out->unaryOp = e.unaryOp;
+  for (const ExprPtr& c : e.children)
+    out->children.push_back(cloneExpr(*c));
+  return out;
+}
+
+bool equal(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.children.size() != b.children.size())
+    return false;
+  switch (a.kind) {
+  case ExprKind::Int:
+    if (a.intValue != b.intValue)
+      return false;
+    break;
+  case ExprKind::Float:
+    if (a.floatValue != b.floatValue)
+      return false;
+    break;
+  case ExprKind::String:
+  case ExprKind::Name:
+  case ExprKind::Tag:
+  case ExprKind::Member:
+    if (a.text != b.text)
+      return false;
+    break;
+  case ExprKind::Unary:
+    if (a.unaryOp != b.unaryOp)
+      return false;
+    break;
+  case ExprKind::Binary:
+    if (a.binaryOp != b.binaryOp)
+      return false;
+    break;
+  case ExprKind::List:
+  case ExprKind::Range:
+    break;
+  }
+  for (std::size_t i = 0; i < a.children.size(); ++i)
+    if (!equal(*a.children[i], *b.children[i]))
+      return false;
+  return true;
+}
+
+namespace {
+struct KeywordEntry {
+  DeclKind kind;
+  std::string_view word;
+};
+constexpr std::array<KeywordEntry, 12> kDeclKeywords = {{
+    {DeclKind::Const, "const"},
+    {DeclKind::Param, "param"},
+    {DeclKind::TensorMap, "tensormap"},
+    {DeclKind::Grid, "grid"},
+    {DeclKind::Role, "role"},
+    {DeclKind::Pipeline, "pipeline"},
+    {DeclKind::Pool, "pool"},
+    {DeclKind::Smem, "smem"},
+    {DeclKind::Tmem, "tmem"},
+    {DeclKind::Reg, "reg"},
+    {DeclKind::MBarrier, "mbarrier"},
+    {DeclKind::NBarrier, "nbarrier"},
+}};
+
+bool equalOpt(const ExprPtr& a, const ExprPtr& b) {
+  if (!a || !b)
+    return !a && !b;
+  return equal(*a, *b);
+}
+
+bool equal(const Trivia& a, const Trivia& b) {
+  return a.blankLineBefore == b.blankLineBefore && a.leadingComments == b.leadingComments &&
+         a.hasTrailingComment == b.hasTrailingComment && a.trailingComment == b.trailingComment;
+}
+
+bool equal(const std::vector<Attribute>& a, const std::vector<Attribute>& b) {
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].key.name != b[i].key.name || !equalOpt(a[i].value, b[i].value))
+      return false;
+  return true;
+}
+
+bool equal(const Operand& a, const Operand& b) {
+  if (a.name.name != b.name.name || a.subscripted != b.subscripted ||
+      a.indices.size() != b.indices.size())
+    return false;
+  for (std::size_t i = 0; i < a.indices.size(); ++i) {
+    const Index& x = a.indices[i];
+    const Index& y = b.indices[i];
+    if (x.kind != y.kind || !equalOpt(x.start, y.start) || !equalOpt(x.size, y.size))
+      return false;
+  }
+  return true;
+}
+
+bool equal(const Decl& a, const Decl& b) {
+  if (a.kind != b.kind || a.name.name != b.name.name || a.type.has_value() != b.type.has_value())
+    return false;
+  if (a.type) {
+    if (a.type->dtype.name != b.type->dtype.name || a.type->hasShape != b.type->hasShape ||
+        a.type->shape.size() != b.type->shape.size())
+      return false;
+    for (std::size_t i = 0; i < a.type->shape.size(); ++i)
+      if (!equal(*a.type->shape[i], *b.type->shape[i]))
+        return false;
+  }
+  return equalOpt(a.value, b.value) && equal(a.attributes, b.attributes) &&
+         equal(a.trivia, b.trivia);
+}
+
+bool equal(const std::vector<StmtPtr>& a, const std::vector<StmtPtr>& b);
+
+bool equal(const Stmt& a, const Stmt& b) {
+  if (a.kind != b.kind || !equal(a.trivia, b.trivia) || a.closingComments != b.closingComments ||
+      a.hasCloseComment != b.hasCloseComment || a.closeComment != b.closeComment)
+    return false;
+  switch (a.kind) {
+  case StmtKind::Op:
+    if (a.opName.name != b.opName.name || a.operands.size() != b.operands.size())
+      return false;
+    for (std::size_t i = 0; i < a.operands.size(); ++i)
+      if (!equal(a.operands[i], b.operands[i]))
+        return false;
+    return equal(a.attributes, b.attributes);
+  case StmtKind::For:
+    return a.loopVar.name == b.loopVar.name && equalOpt(a.loopRange, b.loopRange) &&
+           equal(a.attributes, b.attributes) && equal(a.body, b.body);
+  case StmtKind::On:
+    if (a.roles.size() != b.roles.size())
+      return false;
+    for (std::size_t i = 0; i < a.roles.size(); ++i)
+      if (a.roles[i].name != b.roles[i].name)
+        return false;
+    return equal(a.body, b.body);
+  }
+  return false;
+}
+
+bool equal(const std::vector<StmtPtr>& a, const std::vector<StmtPtr>& b) {
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!equal(*a[i], *b[i]))
+      return false;
+  return true;
+}
+
+const Attribute* findAttribute(const std::vector<Attribute>& attrs, std::string_view key) {
+  for (const Attribute& a : attrs)
+    if (a.key.name == key)
+      return &a;
+  return nullptr;
+}
+} // namespace
+
+std::string_view keyword(DeclKind kind) { return kDeclKeywords[static_cast<std::size_t>(kind)].word; }
+
+std::optional<DeclKind> parseDeclKeyword(std::string_view word) {
+  for (const KeywordEntry& e : kDeclKeywords)
+    if (e.word == word)
+      return e.kind;
+  return std::nullopt;
+}
+
+bool declHasName(DeclKind kind) { return kind != DeclKind::Grid; }
+
+const Attribute* Decl::attribute(std::string_view key) const {
+  return findAttribute(attributes, key);
+}
+const Attribute* Stmt::attribute(std::string_view key) const {
+  return findAttribute(attributes, key);
+}
+const Attribute* Kernel::attribute(std::string_view key) const {
+  return findAttribute(attributes, key);
+}
+
+std::string Kernel::target() const {
+  const Attribute* a = attribute("target");
+  if (!a || !a->value)
+    return {};
+  if (a->value->kind == ExprKind::Name || a->value->kind == ExprKind::String)
+    return a->value->text;
+  return {};
+}
+
+bool equal(const Kernel& a, const Kernel& b) {
+  if (a.name.name != b.name.name || !equal(a.attributes, b.attributes) ||
+      !equal(a.trivia, b.trivia) || a.closingComments != b.closingComments ||
+      a.hasCloseComment != b.hasCloseComment || a.closeComment != b.closeComment ||
+      a.decls.size() != b.decls.size())
+    return false;
+  for (std::size_t i = 0; i < a.decls.size(); ++i)
+    if (!equal(a.decls[i], b.decls[i]))
+      return false;
+  return equal(a.body, b.body);
+}
+
+} // namespace cake::ir

@@ -1,0 +1,72 @@
+// Accessors of the resolved kernel model.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/Sema/KernelModel.h"
+
+#include <algorithm>
+
+namespace cake::sema {
+
+std::int64_t GridInfo::tileCount() const {
+  std::int64_t n = 1;
+  for (std::int64_t t : tiles)
+    n *= t;
+  return n;
+}
+
+std::int64_t BufferInfo::elements() const {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::int64_t BufferInfo::stageBytes() const {
+  return (elements() * ir::info(dtype).bits + 7) / 8;
+}
+
+const RoleInfo* KernelModel::role(std::string_view n) const {
+  for (const RoleInfo& r : roles)
+    if (r.name == n)
+      return &r;
+  return nullptr;
+}
+
+const BufferInfo* KernelModel::buffer(std::string_view n) const {
+  for (const BufferInfo& b : buffers)
+    if (b.name == n)
+      return &b;
+  return nullptr;
+}
+
+const BarrierInfo* KernelModel::barrier(std::string_view n) const {
+  for (const BarrierInfo& b : barriers)
+    if (b.name == n)
+      return &b;
+  return nullptr;
+}
+
+const PipelineInfo* KernelModel::pipeline(std::string_view n) const {
+  for (const PipelineInfo& p : pipelines)
+    if (p.name == n)
+      return &p;
+  return nullptr;
+}
+
+std::int64_t KernelModel::warpsPerCta() const {
+  std::int64_t w = 0;
+  for (const RoleInfo& r : roles)
+    w = std::max(w, r.warpEnd);
+  return w;
+}
+
+std::int64_t KernelModel::smemBytes() const {
+  std::int64_t top = 0;
+  for (const BufferInfo& b : buffers)
+    if (b.space == ir::Space::Smem && b.offset >= 0)
+      top = std::max(top, b.offset + b.totalBytes());
+  for (const PoolInfo& p : pools)
+    top = std::max(top, p.offset + p.bytes);
+  return top;
+}
+
+} // namespace cake::sema

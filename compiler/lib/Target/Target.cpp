@@ -1,0 +1,272 @@
+// Loading and validation of target data files.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/Target/Target.h"
+
+#include "cake/Support/JsonSchema.h"
+#include "cake/Support/StringUtil.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace cake::target {
+
+namespace {
+constexpr std::string_view kLimitKeys[] = {
+    "threads_per_cta",         "warps_per_sm",       "threads_per_sm",
+    "ctas_per_sm",             "registers_per_sm",   "registers_per_thread",
+    "registers_per_cta",       "smem_per_sm_bytes",  "smem_per_cta_bytes",
+    "smem_static_per_cta_bytes", "smem_reserved_per_cta_bytes", "tmem_columns",
+    "tmem_lanes",              "cluster_max_ctas",   "cluster_max_ctas_nonportable",
+    "named_barriers",          "grid_max_x",         "grid_max_yz",
+};
+constexpr std::string_view kMachineKeys[] = {
+    "sm_count",          "boost_clock_mhz",   "hbm_bandwidth_gbps",          "hbm_bytes",
+    "l2_bytes",          "l2_bandwidth_gbps", "smem_bytes_per_clock_per_sm", "fp32_tflops",
+};
+constexpr std::string_view kFeatureKeys[] = {
+    "mma.sync",          "ldmatrix",        "stmatrix",          "cp.async",
+    "cp.async.bulk",     "tma",             "tma.multicast",     "mbarrier",
+    "mbarrier.expect_tx", "mbarrier.try_wait", "clusters",        "distributed_smem",
+    "setmaxnreg",        "wgmma",           "tcgen05",           "tmem",
+    "cta_pair_mma",      "fence.proxy.async", "named_barriers",  "elect.sync",
+    "redux.sync",        "fp8_mma",         "fp4_mma",
+};
+
+template <typename T, typename Read>
+void readFacts(json::ObjectReader& parent, std::string_view field,
+               std::span<const std::string_view> keys, bool allKeysRequired,
+               std::map<std::string, Fact<T>, std::less<>>& out, Read read) {
+  const json::Value* obj = parent.field(field, json::Kind::Object, true);
+  if (!obj)
+    return;
+  json::ObjectReader facts(*obj, parent.diags(), "\"" + std::string(field) + "\"");
+  for (const json::Member& m : obj->members) {
+    bool known = keys.empty() || std::find(keys.begin(), keys.end(), m.key) != keys.end();
+    if (!known)
+      continue; // reported by finish() with a suggestion
+    json::ObjectReader fact(m.value, parent.diags(), "fact \"" + m.key + "\"");
+    Fact<T> f;
+    fact.allow("value");
+    const json::Value* raw = m.value.isObject() ? m.value.get("value") : nullptr;
+    if (!raw) {
+      if (fact.isObject())
+        parent.diags().report(DiagId::DefMissingField, json::headRange(m.value),
+                              "fact \"" + m.key + "\" lacks \"value\"");
+      parent.fail();
+      continue;
+    }
+    if (!read(*raw, f.value)) {
+      fact.invalid(*raw, "fact \"" + m.key + "\" has a value of the wrong type");
+      parent.fail();
+      continue;
+    }
+    auto source = fact.string("source", true);
+    if (source && source->empty()) {
+      fact.invalid(*m.value.get("source"), "fact \"" + m.key + "\" needs a non-empty citation");
+    }
+    fact.finish();
+    if (!fact.ok()) {
+      parent.fail();
+      continue;
+    }
+    f.source = source.value_or("");
+    f.range = m.value.range;
+    facts.allow(m.key);
+    out.emplace(m.key, std::move(f));
+  }
+  if (allKeysRequired) {
+    for (std::string_view key : keys) {
+      facts.allow(key);
+      if (!obj->get(key)) {
+        parent.diags().report(DiagId::DefMissingField, json::headRange(*obj),
+                              "\"" + std::string(field) + "\" lacks \"" + std::string(key) +
+                                  "\" (every target states every " + std::string(field) +
+                                  " entry explicitly)");
+        parent.fail();
+      }
+    }
+  }
+  facts.finish();
+  if (!facts.ok())
+    parent.fail();
+}
+
+bool readInt(const json::Value& v, std::int64_t& out) {
+  if (!v.isNumber() || !v.integer)
+    return false;
+  out = *v.integer;
+  return true;
+}
+bool readDouble(const json::Value& v, double& out) {
+  if (!v.isNumber())
+    return false;
+  out = v.number;
+  return true;
+}
+bool readBool(const json::Value& v, bool& out) {
+  if (!v.isBool())
+    return false;
+  out = v.boolean;
+  return true;
+}
+
+std::vector<std::string_view> dtypeNames() {
+  std::vector<std::string_view> names;
+  for (const ir::DTypeInfo& d : ir::allDTypes())
+    names.push_back(d.name);
+  return names;
+}
+
+} // namespace
+
+std::span<const std::string_view> limitKeys() { return kLimitKeys; }
+std::span<const std::string_view> machineKeys() { return kMachineKeys; }
+std::span<const std::string_view> featureKeys() { return kFeatureKeys; }
+
+std::int64_t Target::limit(std::string_view key) const {
+  auto it = limits.find(key);
+  return it == limits.end() ? 0 : it->second.value;
+}
+double Target::machineValue(std::string_view key) const {
+  auto it = machine.find(key);
+  return it == machine.end() ? 0.0 : it->second.value;
+}
+bool Target::hasFeature(std::string_view feature) const {
+  auto it = features.find(feature);
+  return it != features.end() && it->second.value;
+}
+bool Target::hasSpace(ir::Space space) const {
+  return std::find(spaces.begin(), spaces.end(), space) != spaces.end();
+}
+bool Target::hasDType(ir::DType dtype) const {
+  return std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end();
+}
+
+std::unique_ptr<Target> TargetSet::parse(const std::string& path, FileId file,
+                                         SourceManager& sources, DiagnosticEngine& diags) {
+  auto doc = json::parse(sources.text(file), file, diags);
+  if (!doc)
+    return nullptr;
+  auto t = std::make_unique<Target>();
+  t->path = path;
+  t->file = file;
+  json::ObjectReader r(*doc, diags, "target file");
+  if (!r.isObject())
+    return nullptr;
+  if (auto name = r.string("name", true)) {
+    t->name = *name;
+    t->nameRange = doc->get("name")->range;
+    bool wellFormed = name->size() > 3 && name->rfind("sm_", 0) == 0;
+    if (!wellFormed)
+      r.invalid(*doc->get("name"), "target name must look like sm_90a, found \"" + *name + "\"");
+  }
+  t->gpu = r.string("gpu", true).value_or("");
+  t->computeCapability = r.string("compute_capability", true).value_or("");
+  t->ptxIsa = r.string("ptx_isa", true).value_or("");
+  r.allow("$comment");
+  readFacts<std::int64_t>(r, "limits", kLimitKeys, true, t->limits, readInt);
+  readFacts<double>(r, "machine", kMachineKeys, true, t->machine, readDouble);
+  auto dtypes = dtypeNames();
+  readFacts<double>(r, "tensor_tflops", dtypes, false, t->tensorTflops, readDouble);
+  readFacts<bool>(r, "features", kFeatureKeys, true, t->features, readBool);
+  if (const json::Value* spaces = r.field("spaces", json::Kind::Array, true)) {
+    for (const json::Value& s : spaces->elements) {
+      auto space = s.isString() ? ir::parseSpace(s.string) : std::nullopt;
+      if (!space)
+        r.invalid(s, "unknown memory space; expected global, smem, tmem or reg");
+      else
+        t->spaces.push_back(*space);
+    }
+  }
+  if (const json::Value* list = r.field("dtypes", json::Kind::Array, true)) {
+    for (const json::Value& s : list->elements) {
+      auto dt = s.isString() ? ir::parseDType(s.string) : std::nullopt;
+      if (!dt)
+        r.invalid(s, "unknown data type");
+      else
+        t->dtypes.push_back(*dt);
+    }
+  }
+  if (const json::Value* cal = doc->get("calibration")) {
+    r.allow("calibration");
+    if (!cal->isNull() && !cal->isObject())
+      r.invalid(*cal, "\"calibration\" must be null (not calibrated) or an object");
+    else
+      t->calibration = *cal;
+  } else {
+    r.field("calibration", json::Kind::Null, true);
+  }
+  // Cross-checks that keep the data self-consistent.
+  if (t->hasFeature("tmem") != t->hasSpace(ir::Space::Tmem)) {
+    const json::Value* at = doc->get("spaces");
+    r.invalid(at ? *at : *doc, "feature \"tmem\" and space \"tmem\" must agree");
+  }
+  r.finish();
+  if (!r.ok())
+    return nullptr;
+  return t;
+}
+
+TargetSet TargetSet::load(const std::string& dir, SourceManager& sources,
+                          DiagnosticEngine& diags) {
+  TargetSet set;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json")
+      files.push_back(it->path());
+  if (ec || (files.empty() && !fs::is_directory(dir))) {
+    FileId f = sources.addBuffer(dir, "");
+    diags.report(DiagId::DefIo, {f, 0, 0},
+                 "cannot read target directory '" + dir + "'" +
+                     (ec ? ": " + ec.message() : std::string()));
+    return set;
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& p : files) {
+    std::string error;
+    auto content = readFile(p.string(), error, 4u << 20);
+    if (!content) {
+      FileId f = sources.addBuffer(p.string(), "");
+      diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read '" + p.string() + "': " + error);
+      continue;
+    }
+    set.m_sources.emplace_back(p.filename().string(), *content);
+    FileId f = sources.addBuffer(p.string(), *content);
+    auto target = parse(p.string(), f, sources, diags);
+    if (!target)
+      continue;
+    if (const Target* existing = set.find(target->name)) {
+      Diagnostic* d = diags.report(DiagId::DefDuplicate, target->nameRange,
+                                   "target '" + target->name + "' is defined twice");
+      addNote(d, existing->nameRange, "first definition");
+      continue;
+    }
+    std::string stem = p.stem().string();
+    if (stem != target->name) {
+      diags.report(DiagId::DefInvalidValue, target->nameRange,
+                   "target '" + target->name + "' must live in '" + target->name +
+                       ".json', not '" + p.filename().string() + "'");
+      continue;
+    }
+    set.m_targets.push_back(std::move(target));
+  }
+  return set;
+}
+
+const Target* TargetSet::find(std::string_view name) const {
+  for (const auto& t : m_targets)
+    if (t->name == name)
+      return t.get();
+  return nullptr;
+}
+
+std::vector<std::string> TargetSet::names() const {
+  std::vector<std::string> out;
+  for (const auto& t : m_targets)
+    out.push_back(t->name);
+  return out;
+}
+
+} // namespace cake::target

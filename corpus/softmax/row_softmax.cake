@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Row softmax with online max / sum: Y[r, :] = softmax(X[r, :]), bf16 in/out, fp32 math (sm_80).
+// ROWS = 16384, COLS = 8192.
+//
+// Schedule: one CTA of 256 threads per row. Pass 1 streams the row in 4 chunks of 2048
+// (8 elements = one 16-byte vector per thread) and keeps a per-thread running max and a sum
+// that is rescaled whenever the max grows (online softmax), so the row is read once for the
+// statistics. The 256 (max, sum) pairs are combined with two CTA reductions through 32 bytes
+// of shared memory. Pass 2 re-reads the row (L2-resident: 16 KiB per row) and writes
+// exp(x - max) / sum.
+kernel row_softmax target=sm_80 {
+  const ROWS = 16384
+  const COLS = 8192
+  const VEC = 8
+  const THREADS = 256
+  const CHUNK = VEC * THREADS
+  const CHUNKS = COLS / CHUNK
+
+  param X : bf16[ROWS, COLS] role=input
+  param Y : bf16[ROWS, COLS] role=output
+
+  grid tiles=[ROWS]
+
+  role main warps=0..8
+
+  smem red_s : f32[8] offset=0
+
+  reg x_r : bf16[VEC] scope=thread
+  reg x_f : f32[VEC] scope=thread
+  reg m_t : f32[1] scope=thread
+  reg s_t : f32[1] scope=thread
+  reg m_c : f32[1] scope=thread
+  reg m_new : f32[1] scope=thread
+  reg s_c : f32[1] scope=thread
+  reg m_row : f32[1] scope=role
+  reg s_row : f32[1] scope=role
+  reg inv : f32[1] scope=role
+
+  on main {
+    for t in tiles {
+      ew.fill m_t value=-3.0e38
+      ew.fill s_t value=0.0
+      for c in 0..CHUNKS {
+        ld.global x_r, X[t.x, c * CHUNK + tid * VEC +: VEC]
+        cast x_f, x_r
+        reduce.warp m_c, x_f op=max
+        ew.binary m_new, m_t, m_c fn=max
+        // s_t *= exp(m_t - m_new): softmax.rescale works in base 2, scale = log2(e).
+        softmax.rescale s_t, m_t, m_new scale=1.4426950408889634
+        ew.binary x_f, x_f, m_new fn=sub broadcast=scalar
+        ew.unary x_f, x_f fn=exp
+        reduce.warp s_c, x_f op=sum
+        ew.binary s_t, s_t, s_c fn=add
+        cast m_t, m_new
+      }
+      // Combine the per-thread statistics of the row.
+      reduce.cta m_row, m_t, red_s op=max
+      softmax.rescale s_t, m_t, m_row scale=1.4426950408889634
+      reduce.cta s_row, s_t, red_s op=sum
+      ew.unary inv, s_row fn=rcp
+      for c in 0..CHUNKS {
+        ld.global x_r, X[t.x, c * CHUNK + tid * VEC +: VEC]
+        cast x_f, x_r
+        ew.binary x_f, x_f, m_row fn=sub broadcast=scalar
+        ew.unary x_f, x_f fn=exp
+        ew.binary x_f, x_f, inv fn=mul broadcast=scalar
+        cast x_r, x_f
+        st.global Y[t.x, c * CHUNK + tid * VEC +: VEC], x_r
+      }
+    }
+  }
+}

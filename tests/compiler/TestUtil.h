@@ -1,0 +1,45 @@
+// Shared helpers of the compiler tests: a compiler loaded from the source tree and shortcuts
+// to parse/check text.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/Driver/Compiler.h"
+#include "cake/Parse/Parser.h"
+
+#include <QString>
+#include <QStringList>
+#include <memory>
+#include <string>
+
+namespace cake::test {
+
+/// The compiler with the repository's primitives and targets (loaded once per test binary).
+inline const driver::Compiler& compiler() {
+  static std::unique_ptr<driver::Compiler> c = driver::Compiler::load(
+      {std::string(CAKE_SOURCE_DIR) + "/compiler/primitives",
+       std::string(CAKE_SOURCE_DIR) + "/compiler/targets"});
+  return *c;
+}
+
+/// "code@line:col" of every finding, for compact comparisons.
+inline QStringList codes(const std::vector<Diagnostic>& diags, const SourceManager& sources) {
+  QStringList out;
+  for (const Diagnostic& d : diags) {
+    QString where;
+    if (sources.contains(d.range.file)) {
+      LineColumn lc = sources.lineColumn(d.range.file, d.range.begin);
+      where = QStringLiteral("@%1:%2").arg(lc.line).arg(lc.column);
+    }
+    out << QString::fromStdString(d.code) + where;
+  }
+  return out;
+}
+
+inline QString messages(const std::vector<Diagnostic>& diags) {
+  QStringList out;
+  for (const Diagnostic& d : diags)
+    out << QString::fromStdString("[" + d.code + "] " + d.message);
+  return out.join(QStringLiteral("\n"));
+}
+
+} // namespace cake::test

@@ -1,0 +1,258 @@
+// Type-checker tests: one row per finding class of declarations, operations and kernel
+// structure, each with its exact position; plus the resolved model of a valid kernel.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "TestUtil.h"
+
+#include <QtTest>
+
+using namespace cake;
+
+namespace {
+// Line 3 is %DECL%; line 19 is %OP% (inside the pipelined K loop); line 17 is %TILE% (inside
+// the tile loop, outside the K loop).
+const char* kTemplate = R"(kernel k target=sm_90a {
+  const NUM = 128
+  %DECL%
+  param A : bf16[4096, 4096] role=input
+  param O : f32[4096] role=output
+  tensormap tA : bf16[128, 64] source=A swizzle=128B
+  grid tiles=[32, 32] schedule=persistent
+  role producer warps=0..4 regs=40
+  role consumer warps=4..12 regs=232
+  pipeline ring stages=4
+  smem a_s : bf16[128, 64] offset=0 stages=4 swizzle=128B pipeline=ring
+  mbarrier full count=1 producers=[producer] consumers=[consumer] pipeline=ring
+  reg acc : f32[64, 128] scope=warpgroup
+  reg x : f32[16] scope=thread
+  on consumer {
+    for t in tiles {
+      %TILE%
+      for k in 0..64 pipeline=ring {
+        %OP%
+      }
+    }
+  }
+}
+)";
+
+std::string instantiate(const QString& decl, const QString& tile, const QString& op) {
+  QString s = QString::fromUtf8(kTemplate);
+  s.replace("%DECL%", decl.isEmpty() ? "const UNUSED = 0" : decl);
+  s.replace("%TILE%", tile.isEmpty() ? "cta.sync" : tile);
+  s.replace("%OP%", op.isEmpty() ? "mbarrier.try_wait full[ring.slot] parity=ring.phase" : op);
+  return s.toStdString();
+}
+
+QStringList check(const std::string& text, QString* messages = nullptr) {
+  auto r = test::compiler().check("k.cake", text);
+  if (messages)
+    *messages = test::messages(r.diagnostics);
+  return test::codes(r.diagnostics, *r.sources);
+}
+} // namespace
+
+class TestSema : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void templateIsValid() {
+    QString m;
+    QCOMPARE(check(instantiate({}, {}, {}), &m), QStringList{});
+  }
+
+  void operations_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("unknown primitive") << "tma.lod a_s[ring.slot], tA[0, 0], full[ring.slot]"
+                                       << QStringList{"sem-unknown-primitive@19:9"};
+    QTest::newRow("implicit primitive") << "setmaxnreg regs=40 action=dec"
+                                        << QStringList{"sem-implicit-primitive@19:9"};
+    QTest::newRow("not on target") << "tcgen05.commit full[ring.slot]"
+                                   << QStringList{"hw-primitive-not-on-target@19:9"};
+    QTest::newRow("too few operands") << "mbarrier.try_wait parity=0"
+                                      << QStringList{"sem-operand-count@19:9"};
+    QTest::newRow("too many operands") << "mbarrier.try_wait full[0], full[1] parity=0"
+                                       << QStringList{"sem-operand-count@19:36"};
+    QTest::newRow("undefined operand") << "mbarrier.try_wait fulll[ring.slot] parity=0"
+                                       << QStringList{"sem-undefined-name@19:27"};
+    QTest::newRow("operand kind") << "mbarrier.try_wait a_s[ring.slot] parity=0"
+                                  << QStringList{"sem-operand-kind@19:27"};
+    QTest::newRow("operand space") << "tma.load x, tA[0, 0], full[ring.slot]"
+                                   << QStringList{"sem-operand-space@19:18"};
+    QTest::newRow("operand dtype") << "wgmma.mma acc, acc, a_s[ring.slot]"
+                                   << QStringList{"dc-dtype-mismatch@19:24"};
+    QTest::newRow("stage not selected") << "tma.load a_s, tA[0, 0], full[ring.slot]"
+                                        << QStringList{"sem-index-count@19:18"};
+    QTest::newRow("box coordinates") << "tma.load a_s[ring.slot], tA[0], full[ring.slot]"
+                                     << QStringList{"sem-index-count@19:34"};
+    QTest::newRow("barrier array needs index") << "mbarrier.try_wait full parity=0"
+                                               << QStringList{"sem-index-count@19:27"};
+    QTest::newRow("rank of subscript") << "tma.load a_s[ring.slot, 0], tA[0, 0], full[ring.slot]"
+                                       << QStringList{"sem-index-count@19:18"};
+    QTest::newRow("slice out of bounds")
+        << "wgmma.mma acc, a_s[ring.slot, wg * 64 +: 128, :], a_s[ring.slot]"
+        << QStringList{"dc-slice-out-of-bounds@19:39"};
+    QTest::newRow("stage out of bounds") << "tma.load a_s[4], tA[0, 0], full[ring.slot]"
+                                         << QStringList{"dc-slice-out-of-bounds@19:22"};
+    QTest::newRow("barrier index out of bounds") << "mbarrier.try_wait full[k] parity=0"
+                                                 << QStringList{"dc-slice-out-of-bounds@19:32"};
+    QTest::newRow("unknown attribute") << "mbarrier.try_wait full[ring.slot] parity=0 priority=1"
+                                       << QStringList{"sem-unknown-attribute@19:52"};
+    QTest::newRow("missing attribute") << "mbarrier.try_wait full[ring.slot]"
+                                       << QStringList{"sem-missing-attribute@19:9"};
+    QTest::newRow("enum value") << "mbarrier.arrive full[ring.slot] scope=block"
+                                << QStringList{"sem-attribute-type@19:47"};
+    QTest::newRow("int range") << "mbarrier.arrive_expect_tx full[ring.slot] bytes=0"
+                               << QStringList{"sem-attribute-type@19:57"};
+    QTest::newRow("attribute not constant") << "mbarrier.arrive_expect_tx full[ring.slot] bytes=k"
+                                            << QStringList{"sem-not-constant@19:57"};
+    QTest::newRow("primitive constraint")
+        << "tma.load a_s[ring.slot, 0 +: 64, :], tA[0, 0], full[ring.slot]"
+        << QStringList{"dc-shape-mismatch@19:9"};
+    QTest::newRow("undefined index name") << "tma.load a_s[ring.slot], tA[q, 0], full[ring.slot]"
+                                          << QStringList{"sem-undefined-name@19:37"};
+    QTest::newRow("bare tile variable") << "tma.load a_s[ring.slot], tA[t, 0], full[ring.slot]"
+                                        << QStringList{"sem-invalid-expression@19:37"};
+    QTest::newRow("unknown tile member") << "tma.load a_s[ring.slot], tA[t.w, 0], full[ring.slot]"
+                                         << QStringList{"sem-invalid-expression@19:37"};
+    QTest::newRow("pipeline member") << "tma.load a_s[ring.stage], tA[0, 0], full[ring.slot]"
+                                     << QStringList{"sem-invalid-expression@19:22"};
+    QTest::newRow("division by zero") << "tma.load a_s[ring.slot], tA[1 / 0, 0], full[ring.slot]"
+                                      << QStringList{"sem-arithmetic@19:41"};
+    QTest::newRow("float index") << "tma.load a_s[ring.slot], tA[1.5, 0], full[ring.slot]"
+                                 << QStringList{"sem-invalid-expression@19:37"};
+    QTest::newRow("declaration as integer") << "tma.load a_s[ring.slot], tA[a_s, 0], full[ring.slot]"
+                                            << QStringList{"sem-invalid-expression@19:37"};
+    QTest::newRow("nested role block") << "on producer {\n        }"
+                                       << QStringList{"sem-nested-role-block@19:9"};
+  }
+  void operations() {
+    QFETCH(QString, op);
+    QFETCH(QStringList, expected);
+    QString m;
+    QStringList got = check(instantiate({}, {}, op), &m);
+    QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
+  }
+
+  void pipelineIndexOutsideLoop() {
+    QCOMPARE(check(instantiate({}, "mbarrier.try_wait full[ring.slot] parity=0", {})),
+             QStringList{"sem-pipeline-index-outside-loop@17:30"});
+  }
+
+  void declarations_data() {
+    QTest::addColumn<QString>("decl");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("duplicate name") << "param O : f32[4] role=input"
+                                    << QStringList{"sem-duplicate-name@5:9"};
+    QTest::newRow("reserved name") << "const tid = 1" << QStringList{"sem-reserved-name@3:9"};
+    QTest::newRow("dtype name") << "const bf16 = 1" << QStringList{"sem-reserved-name@3:9"};
+    QTest::newRow("unknown type") << "smem s : bf17[4] offset=0"
+                                  << QStringList{"sem-unknown-type@3:12"};
+    QTest::newRow("dtype not on target") << "smem s : f4e2m1[64] offset=0"
+                                         << QStringList{"hw-dtype-not-on-target@3:12"};
+    QTest::newRow("zero dimension") << "smem s : f32[0] offset=0"
+                                    << QStringList{"sem-invalid-shape@3:16"};
+    QTest::newRow("dynamic dimension") << "smem s : f32[tid] offset=0"
+                                       << QStringList{"sem-not-constant@3:16"};
+    QTest::newRow("missing offset") << "smem s : f32[4]" << QStringList{"sem-missing-attribute@3:3"};
+    QTest::newRow("unknown attribute") << "smem s : f32[4] offset=0 swizle=128B"
+                                       << QStringList{"sem-unknown-attribute@3:28"};
+    QTest::newRow("swizzle value") << "smem s : f32[4] offset=0 swizzle=256B"
+                                   << QStringList{"sem-attribute-type@3:36"};
+    QTest::newRow("tensor memory on sm_90a") << "tmem d : f32[128, 256] cols=0..256"
+                                             << QStringList{"hw-space-not-on-target@3:3"};
+    QTest::newRow("overlapping roles") << "role extra warps=2..6"
+                                       << QStringList{"sem-role-layout@3:20", "sem-role-layout@9:23"};
+    QTest::newRow("too many threads") << "role extra warps=12..40"
+                                      << QStringList{"hw-resource-limit@1:8"};
+    QTest::newRow("register budget") << "role extra warps=12..16 regs=300"
+                                     << QStringList{"sem-attribute-type@3:32"};
+    QTest::newRow("source not a param") << "tensormap tX : bf16[128, 64] source=a_s"
+                                        << QStringList{"sem-unknown-declaration@3:39"};
+    QTest::newRow("box dtype") << "tensormap tX : f32[128, 64] source=A"
+                               << QStringList{"dc-dtype-mismatch@3:18"};
+    QTest::newRow("box rank") << "tensormap tX : bf16[64] source=A"
+                              << QStringList{"dc-shape-mismatch@3:18"};
+    QTest::newRow("pipeline and size")
+        << "mbarrier m count=1 producers=[producer] consumers=[consumer] pipeline=ring size=2"
+        << QStringList{"sem-attribute-type@3:78"};
+    QTest::newRow("unknown role") << "mbarrier m count=1 producers=[prod] consumers=[consumer]"
+                                  << QStringList{"sem-undefined-name@3:33"};
+    QTest::newRow("stages disagree with pipeline") << "smem s : f32[4] offset=0 stages=2 pipeline=ring"
+                                                   << QStringList{"dc-shape-mismatch@3:35"};
+    QTest::newRow("constant overflow") << "const BIG = 9223372036854775807 + 1"
+                                       << QStringList{"sem-arithmetic@3:15"};
+    QTest::newRow("constant division by zero") << "const Z = NUM / 0"
+                                               << QStringList{"sem-arithmetic@3:19"};
+    QTest::newRow("constant uses later constant") << "const E = NUM + LATER"
+                                                  << QStringList{"sem-undefined-name@3:19"};
+    QTest::newRow("second grid") << "grid tiles=[1]" << QStringList{"sem-duplicate-name@7:3"};
+    QTest::newRow("typed constant") << "const T : f32 = 1" << QStringList{"sem-attribute-type@3:13"};
+  }
+  void declarations() {
+    QFETCH(QString, decl);
+    QFETCH(QStringList, expected);
+    QString m;
+    QStringList got = check(instantiate(decl, {}, {}), &m);
+    QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
+  }
+
+  void kernelStructure_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("no target") << "kernel k {\n  grid tiles=[1]\n  role r warps=0..1\n}\n"
+                               << QStringList{"sem-missing-attribute@1:8"};
+    QTest::newRow("no grid") << "kernel k target=sm_80 {\n  role r warps=0..1\n}\n"
+                             << QStringList{"sem-missing-declaration@1:8"};
+    QTest::newRow("no role") << "kernel k target=sm_80 {\n  grid tiles=[1]\n}\n"
+                             << QStringList{"sem-missing-declaration@1:8"};
+    QTest::newRow("gap between roles")
+        << "kernel k target=sm_80 {\n  grid tiles=[1]\n  role a warps=0..1\n  role b warps=2..3\n}\n"
+        << QStringList{"sem-role-layout@4:16"};
+    QTest::newRow("op outside role") << "kernel k target=sm_80 {\n  grid tiles=[1]\n"
+                                        "  role r warps=0..1\n  cta.sync\n}\n"
+                                     << QStringList{"sem-op-outside-role@4:3"};
+    QTest::newRow("unknown role block") << "kernel k target=sm_80 {\n  grid tiles=[1]\n"
+                                           "  role r warps=0..1\n  on s {\n  }\n}\n"
+                                        << QStringList{"sem-undefined-name@4:6"};
+    QTest::newRow("empty loop") << "kernel k target=sm_80 {\n  grid tiles=[1]\n  role r warps=0..1\n"
+                                   "  on r {\n    for i in 4..4 {\n    }\n  }\n}\n"
+                                << QStringList{"sem-loop-bounds@5:14"};
+    QTest::newRow("shadowing loop") << "kernel k target=sm_80 {\n  grid tiles=[1]\n  role r warps=0..1\n"
+                                       "  on r {\n    for r in 0..4 {\n    }\n  }\n}\n"
+                                    << QStringList{"sem-shadowed-name@5:9"};
+    QTest::newRow("unknown kernel attribute") << "kernel k target=sm_80 arch=x {\n  grid tiles=[1]\n"
+                                                 "  role r warps=0..1\n}\n"
+                                              << QStringList{"sem-unknown-attribute@1:23"};
+    QTest::newRow("syntax error does not cascade")
+        << "kernel k target=sm_80 {\n  grid tiles=[1]\n  role r warps=0..1\n"
+           "  reg x : f32[4] scope=thread $\n  on r {\n    ew.fill x value=0.0\n  }\n}\n"
+        << QStringList{"syn-invalid-character@4:31"};
+  }
+  void kernelStructure() {
+    QFETCH(QString, text);
+    QFETCH(QStringList, expected);
+    QString m;
+    QStringList got = check(text.toStdString(), &m);
+    QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
+  }
+
+  void modelOfValidKernel() {
+    auto r = test::compiler().check("k.cake", instantiate({}, {}, {}));
+    QVERIFY(r.accepted);
+    const sema::KernelModel& m = r.model;
+    QCOMPARE(QString::fromStdString(m.targetName), QStringLiteral("sm_90a"));
+    QCOMPARE(m.roles.size(), std::size_t(2));
+    QCOMPARE(m.threadsPerCta(), std::int64_t(384));
+    QCOMPARE(m.smemBytes(), std::int64_t(4 * 128 * 64 * 2));
+    QCOMPARE(m.barrier("full")->size, std::int64_t(4));
+    QCOMPARE(m.ops.size(), std::size_t(2));
+    const sema::OpInfo& wait = m.ops[1];
+    QCOMPARE(QString::fromStdString(wait.primitive->name), QStringLiteral("mbarrier.try_wait"));
+    QCOMPARE(wait.roles, (std::vector<std::string>{"consumer"}));
+    QCOMPARE(wait.loops.size(), std::size_t(2));
+    QCOMPARE(wait.operands[0].indexRanges[0].hi, std::int64_t(3));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestSema)
+#include "tst_sema.moc"

@@ -1,0 +1,21 @@
+# lit configuration: FileCheck tests of `cake` text outputs (printer, diagnostics, JSON).
+# SPDX-License-Identifier: GPL-3.0-or-later
+import os
+import lit.formats
+
+config.name = "cake"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cake", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.cake_bin_dir), "tests", "lit-out")
+
+config.substitutions.append(("%cake", os.path.join(config.cake_bin_dir, "cake")))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%not", os.path.join(config.llvm_tools_dir, "not")))
+config.substitutions.append(("%corpus", os.path.join(config.cake_source_dir, "corpus")))
+config.substitutions.append(("%srcroot", config.cake_source_dir))
+config.substitutions.append(("%python", config.python))
+config.environment["NO_COLOR"] = "1"
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.cake_bin_dir, os.environ.get("PATH", "")])
