@@ -4,8 +4,10 @@
 #include "CliCommands.h"
 
 #include "CliPrimitives.h"
+#include "CliSupport.h"
 #include "cake/Driver/Compiler.h"
 #include "cake/Driver/Output.h"
+#include "cake/Driver/Sarif.h"
 #include "cake/IR/Printer.h"
 #include "cake/Parse/Parser.h"
 #include "cake/Support/JsonSchema.h"
@@ -28,23 +30,7 @@
 
 namespace cake::cli {
 
-namespace {
-
 constexpr std::size_t kMaxInputBytes = 64u << 20;
-
-/// Parsed command line of one subcommand.
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> options; ///< --key value / --key=value
-  std::set<std::string> flags;                ///< --flag
-  std::string error;
-
-  std::string get(const std::string& key, const std::string& fallback = {}) const {
-    auto it = options.find(key);
-    return it == options.end() ? fallback : it->second;
-  }
-  bool has(const std::string& flag) const { return flags.count(flag) != 0; }
-};
 
 /// Splits arguments; `valued` options take a value, `boolean` ones do not.
 Args parseArgs(const std::vector<std::string>& in, std::size_t start,
@@ -138,6 +124,8 @@ std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const A
     paths.primitives = a.get("--registry");
   if (a.options.count("--targets"))
     paths.targets = a.get("--targets");
+  if (a.options.count("--rules"))
+    paths.rules = a.get("--rules");
   auto compiler = driver::Compiler::load(paths);
   if (compiler->ok()) {
     // Reports (non-blocking) about the data still deserve to be seen.
@@ -176,14 +164,39 @@ std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const A
 
 // ------------------------------------------------------------------ check
 int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--color"},
-                     {"--verify", "--quiet", "--help"});
+  Args a = parseArgs(all, 1,
+                     {"--format", "--registry", "--targets", "--rules", "--color", "--max-findings",
+                      "--max-text", "--stop-after"},
+                     {"--verify", "--verify-blocking", "--quiet", "--help"});
   if (!a.error.empty())
     return usageError("check", a.error);
   std::string format = a.get("--format", "text");
   int code = 0;
-  if (!checkFormat("check", format, {"text", "json"}, code))
+  if (!checkFormat("check", format, {"text", "json", "sarif"}, code))
     return code;
+  auto number = [&](const std::string& key, std::size_t& out) {
+    if (!a.options.count(key))
+      return true;
+    std::string v = a.get(key);
+    char* end = nullptr;
+    long long n = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 0)
+      return false;
+    out = static_cast<std::size_t>(n);
+    return true;
+  };
+  std::size_t maxFindings = SIZE_MAX, maxText = SIZE_MAX;
+  if (!number("--max-findings", maxFindings))
+    return usageError("check", "--max-findings takes a non-negative integer");
+  if (!number("--max-text", maxText) || maxText < 8)
+    return usageError("check", "--max-text takes an integer of at least 8");
+  verify::VerifyOptions verifyOptions;
+  std::string stopAfter = a.get("--stop-after", "verify");
+  if (stopAfter == "sema")
+    verifyOptions.analyses = false;
+  else if (stopAfter != "verify")
+    return usageError("check", "--stop-after takes 'sema' or 'verify', not '" + stopAfter + "'");
+  bool verifyMode = a.has("--verify") || a.has("--verify-blocking");
   if (a.positional.empty())
     return usageError("check", "no input file (use '-' for standard input)");
   auto compiler = loadCompiler(argv0, a, format);
@@ -191,6 +204,9 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
     return 2;
   bool color = format == "text" && useColor(a);
   bool ioError = false, blocking = false, verifyFailed = false;
+  std::vector<driver::CheckResult> results;
+  std::vector<driver::SarifFile> sarif;
+  results.reserve(a.positional.size());
   json::Writer w;
   w.beginObject();
   w.key("compiler_revision").value(compiler->revision());
@@ -206,15 +222,40 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
       }
       std::fprintf(stderr, "cake: error: cannot read '%s': %s\n", shownPath.c_str(),
                    error.c_str());
+      sarif.push_back({shownPath, nullptr, error});
       continue;
     }
-    driver::CheckResult r = compiler->check(shownPath, *text);
+    results.push_back(compiler->check(shownPath, *text, verifyOptions));
+    driver::CheckResult& r = results.back();
     blocking |= !r.accepted;
-    if (a.has("--verify")) {
+    // Bounded mode for agent prompts: most severe first, then cut.
+    std::size_t omitted = r.dropped;
+    if (maxFindings != SIZE_MAX || maxText != SIZE_MAX) {
+      std::stable_sort(r.diagnostics.begin(), r.diagnostics.end(),
+                       [](const Diagnostic& x, const Diagnostic& y) { return x.severity < y.severity; });
+      if (r.diagnostics.size() > maxFindings) {
+        omitted += r.diagnostics.size() - maxFindings;
+        r.diagnostics.resize(maxFindings);
+      }
+      auto clip = [&](std::string& t) {
+        if (t.size() > maxText)
+          t = t.substr(0, maxText - 3) + "...";
+      };
+      for (Diagnostic& d : r.diagnostics) {
+        clip(d.message);
+        for (DiagNote& n : d.notes)
+          clip(n.message);
+      }
+    }
+    if (format == "sarif") {
+      sarif.push_back({shownPath, &r, ""});
+      continue;
+    }
+    if (verifyMode) {
       std::vector<std::string> problems;
       auto expectations = driver::parseExpectations(*text, problems);
-      auto mismatches =
-          driver::verifyExpectations(std::move(expectations), r.diagnostics, *r.sources, r.file);
+      auto mismatches = driver::verifyExpectations(std::move(expectations), r.diagnostics,
+                                                   *r.sources, r.file, a.has("--verify-blocking"));
       problems.insert(problems.end(), mismatches.begin(), mismatches.end());
       for (const std::string& p : problems)
         std::printf("%s: %s\n", shownPath.c_str(), p.c_str());
@@ -232,7 +273,7 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
       for (const Diagnostic& d : r.diagnostics)
         driver::writeJson(w, d, *r.sources);
       w.endArray();
-      w.key("omitted").value(static_cast<std::uint64_t>(r.dropped));
+      w.key("omitted").value(static_cast<std::uint64_t>(omitted));
       w.endObject();
       continue;
     }
@@ -242,16 +283,19 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
       if (!a.has("--quiet"))
         std::fputs(driver::renderText(d, *r.sources, {color, true}).c_str(), stdout);
     }
-    std::printf("%s: %s (%zu blocking, %zu report, %zu hint)\n", shownPath.c_str(),
-                r.accepted ? "accepted" : "refused", counts[0], counts[1], counts[2]);
+    std::printf("%s: %s (%zu blocking, %zu report, %zu hint%s)\n", shownPath.c_str(),
+                r.accepted ? "accepted" : "refused", counts[0], counts[1], counts[2],
+                omitted ? (", " + std::to_string(omitted) + " omitted").c_str() : "");
   }
   w.endArray();
   w.endObject();
-  if (format == "json" && !a.has("--verify"))
+  if (format == "json" && !verifyMode)
     std::cout << w.str() << "\n";
+  if (format == "sarif")
+    std::cout << driver::toSarif(*compiler, sarif) << "\n";
   if (ioError)
     return 2;
-  if (a.has("--verify"))
+  if (verifyMode)
     return verifyFailed ? 1 : 0;
   return blocking ? 1 : 0;
 }
@@ -339,7 +383,7 @@ int cmdFmt(const std::vector<std::string>& all) {
 
 // ------------------------------------------------------------------ targets
 int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets"}, {"--help"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help"});
   if (!a.error.empty())
     return usageError("targets", a.error);
   std::string format = a.get("--format", "text");
@@ -448,7 +492,7 @@ bool checkWorkload(const std::string& path, SourceManager& sources, DiagnosticEn
 }
 
 int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets"}, {"--help"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help"});
   if (!a.error.empty())
     return usageError("corpus", a.error);
   std::string format = a.get("--format", "text");
@@ -569,76 +613,8 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 // ------------------------------------------------------------------ explain / version / help
-int cmdExplain(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets"}, {"--help"});
-  if (!a.error.empty())
-    return usageError("explain", a.error);
-  if (a.positional.size() != 1)
-    return usageError("explain", "give exactly one finding code");
-  const std::string& code = a.positional[0];
-  std::string format = a.get("--format", "text");
-  int exitCode = 0;
-  if (!checkFormat("explain", format, {"text", "json"}, exitCode))
-    return exitCode;
-  // Codes come from the compiler core and from constraints of the primitive registry.
-  driver::DataPaths paths = driver::defaultDataPaths(argv0);
-  if (a.options.count("--registry"))
-    paths.primitives = a.get("--registry");
-  if (a.options.count("--targets"))
-    paths.targets = a.get("--targets");
-  auto compiler = driver::Compiler::load(paths);
-  std::vector<std::pair<std::string, const reg::ConstraintDef*>> uses;
-  for (const auto& p : compiler->registry().all())
-    for (const reg::ConstraintDef& c : p->constraints)
-      if (c.code == code)
-        uses.emplace_back(p->name, &c);
-  const DiagCodeInfo* info = findDiagCode(code);
-  if (!info && uses.empty()) {
-    std::vector<std::string> codes;
-    for (const DiagCodeInfo& c : allDiagCodes())
-      codes.emplace_back(c.code);
-    for (const auto& p : compiler->registry().all())
-      for (const reg::ConstraintDef& c : p->constraints)
-        codes.push_back(c.code);
-    std::string msg = "unknown finding code '" + code + "'";
-    if (auto guess = closestMatch(code, codes))
-      msg += "; did you mean '" + *guess + "'?";
-    return usageError("explain", msg);
-  }
-  std::string family(info ? toString(info->family) : toString(uses[0].second->family));
-  std::string severity(info ? toString(info->severity) : toString(Severity::Blocking));
-  std::string title = info ? std::string(info->title) : uses[0].second->message;
-  if (format == "json") {
-    json::Writer w;
-    w.beginObject();
-    w.key("code").value(code).key("family").value(family);
-    w.key("severity").value(severity).key("title").value(title);
-    w.key("constraints").beginArray();
-    for (const auto& [prim, c] : uses) {
-      w.beginObject().key("primitive").value(prim).key("check").value(c->text);
-      w.key("message").value(c->message).endObject();
-    }
-    w.endArray();
-    w.endObject();
-    std::cout << w.str() << "\n";
-    return 0;
-  }
-  std::printf("%s  (%s, %s)\n  %s\n", code.c_str(), family.c_str(), severity.c_str(),
-              title.c_str());
-  if (!uses.empty()) {
-    std::vector<std::string> prims;
-    for (const auto& [prim, c] : uses)
-      if (std::find(prims.begin(), prims.end(), prim) == prims.end())
-        prims.push_back(prim);
-    std::printf("  defined by primitive constraints of: %s\n", join(prims, ", ").c_str());
-    for (const auto& [prim, c] : uses)
-      std::printf("    %s: %s\n      %s\n", prim.c_str(), c->text.c_str(), c->message.c_str());
-  }
-  return 0;
-}
-
 int cmdVersion(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets"}, {"--help", "--version"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help", "--version"});
   if (!a.error.empty())
     return usageError("version", a.error);
   std::string format = a.get("--format", "text");
@@ -669,11 +645,15 @@ int cmdVersion(const std::string& argv0, const std::vector<std::string>& all) {
 
 void printHelp(const std::string& topic) {
   static const std::map<std::string, std::string> help = {
-      {"check", "cake check FILE... [--format text|json] [--verify] [--quiet]\n"
-                "           [--registry DIR] [--targets DIR] [--color auto|always|never]\n"
-                "  Parses and type-checks kernels ('-' reads standard input).\n"
-                "  --verify  compare findings with '// expect: CODE' annotations instead of "
-                "printing them\n"
+      {"check", "cake check FILE... [--format text|json|sarif] [--max-findings N] [--max-text N]\n"
+                "           [--verify | --verify-blocking] [--quiet] [--color auto|always|never]\n"
+                "           [--stop-after sema|verify] [--registry DIR] [--targets DIR] [--rules DIR]\n"
+                "  Parses, type-checks and verifies kernels ('-' reads standard input).\n"
+                "  --stop-after sema skip the verifier's analyses (parse and type check only)\n"
+                "  --max-findings N  keep the N most severe findings per file (JSON: omitted)\n"
+                "  --max-text N      cut messages to N characters (agent prompts)\n"
+                "  --verify          compare findings with '// expect: CODE' annotations\n"
+                "  --verify-blocking the same, but unannotated reports and hints are ignored\n"
                 "  exit: 0 no blocking finding, 1 blocking findings, 2 usage or I/O error\n"},
       {"fmt", "cake fmt FILE|- [--check] [-i|--in-place]\n"
               "  Prints the canonical form. --check exits 1 when a file is not canonical;\n"
@@ -686,7 +666,15 @@ void printHelp(const std::string& topic) {
       {"corpus", "cake corpus [MANIFEST] [--format text|json]\n"
                  "  Checks every corpus case against its expectation (default: the bundled\n"
                  "  corpus/manifest.json). exit 1 when a case does not match.\n"},
-      {"explain", "cake explain CODE [--format json]\n  Describes a finding code.\n"},
+      {"explain", "cake explain CODE [--format text|json]\n"
+                  "  The rule behind a finding code: family, severity, analysis, documentation\n"
+                  "  with a bad and a good example.\n"},
+      {"trace", "cake trace FILE [--format json|chrome] [--tiles N] [--max-events N]\n"
+                "  The barrier-protocol simulation of a kernel: per-role events (issue, arrive,\n"
+                "  expect_tx, complete_tx, wait with slot and phase), barrier and resource\n"
+                "  summaries; --format chrome writes Chrome/Perfetto trace JSON.\n"},
+      {"rules", "cake rules [--format text|json|md] [--family F] [--severity S]\n"
+                "  Lists the rule registry loaded from compiler/rules/ (data).\n"},
       {"version", "cake --version | cake version [--format json]\n"
                   "  Version and compiler revision (hash of the primitive and target files).\n"},
   };
@@ -702,13 +690,13 @@ void printHelp(const std::string& topic) {
              "  primitives  list the primitive registry (data loaded at run time)\n"
              "  targets     list the exact targets and their facts\n"
              "  corpus      check the kernel corpus against its manifest\n"
-             "  explain     describe a finding code\n"
+             "  rules       the rule registry: every finding code with its documentation\n"
+             "  explain     the documentation of one finding code\n"
+             "  trace       the verifier's event trace and barrier/resource summaries\n"
              "  version     version and compiler revision (also --version)\n"
              "  help        this text, or 'cake help COMMAND'\n",
              stdout);
 }
-
-} // namespace
 
 int run(const std::string& argv0, const std::vector<std::string>& args) {
   if (args.empty()) {
@@ -738,8 +726,12 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdCorpus(argv0, args);
   if (cmd == "explain")
     return cmdExplain(argv0, args);
-  std::vector<std::string> commands{"check", "fmt", "primitives", "targets", "corpus",
-                                    "explain", "version", "help"};
+  if (cmd == "rules")
+    return cmdRules(argv0, args);
+  if (cmd == "trace")
+    return cmdTrace(argv0, args);
+  std::vector<std::string> commands{"check",   "fmt",   "primitives", "targets", "corpus",
+                                    "explain", "rules", "trace",   "version",    "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
     msg += "; did you mean '" + *guess + "'?";
@@ -753,7 +745,7 @@ std::unique_ptr<driver::Compiler> loadCompilerFor(const std::string& argv0,
                                                   std::vector<std::string>& names,
                                                   std::string& format, std::string& target,
                                                   int& exitCode) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--target"}, {"--help"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--target"}, {"--help"});
   if (!a.error.empty()) {
     exitCode = usageError("primitives", a.error);
     return nullptr;

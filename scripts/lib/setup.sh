@@ -34,8 +34,8 @@ CAKE_PACKAGES=(
   xvfb xauth
   # build tools
   cmake ninja-build ccache g++ pkg-config lld python3
-  # unit tests and benchmarks
-  libgtest-dev libbenchmark-dev
+  # unit tests and benchmarks (python3-jsonschema validates the SARIF output)
+  libgtest-dev libbenchmark-dev python3-jsonschema
   # sanitizers and libFuzzer (scripts/fuzz)
   clang libclang-rt-14-dev
 )

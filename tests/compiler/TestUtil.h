@@ -17,7 +17,8 @@ namespace cake::test {
 inline const driver::Compiler& compiler() {
   static std::unique_ptr<driver::Compiler> c = driver::Compiler::load(
       {std::string(CAKE_SOURCE_DIR) + "/compiler/primitives",
-       std::string(CAKE_SOURCE_DIR) + "/compiler/targets"});
+       std::string(CAKE_SOURCE_DIR) + "/compiler/targets",
+       std::string(CAKE_SOURCE_DIR) + "/compiler/rules"});
   return *c;
 }
 

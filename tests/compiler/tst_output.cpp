@@ -60,6 +60,8 @@ private Q_SLOTS:
     QTest::newRow("wrong message") << "    ew.fil x value=0.0  // expect: sem-unknown-primitive {{nope}}" << 2;
     QTest::newRow("wrong code") << "    ew.fil x value=0.0  // expect: sem-operand-count" << 2;
     QTest::newRow("missing annotation") << "    ew.fil x value=0.0" << 1;
+    QTest::newRow("severity") << "    ew.fil x value=0.0  // expected-blocking: sem-unknown-primitive" << 0;
+    QTest::newRow("wrong severity") << "    ew.fil x value=0.0  // expected-hint: sem-unknown-primitive" << 2;
   }
   void expectations() {
     QFETCH(QString, annotation);
@@ -77,13 +79,13 @@ private Q_SLOTS:
   void relativeAndAbsoluteLines() {
     std::vector<std::string> p;
     auto ex = driver::parseExpectations("a\n// expect@+2: x-y\n// expect@-1: x-z\n// expect@L9: x-w\n"
-                                        "// expect@?: bad\n// expect x\n",
+                                        "// expect@?: bad\n// expect x\n// expected-warn: x-y\n",
                                         p);
     QCOMPARE(ex.size(), std::size_t(3));
     QCOMPARE(int(ex[0].line), 4);
     QCOMPARE(int(ex[1].line), 2);
     QCOMPARE(int(ex[2].line), 9);
-    QCOMPARE(p.size(), std::size_t(2));
+    QCOMPARE(p.size(), std::size_t(3));
   }
 };
 

@@ -14,7 +14,8 @@ namespace {
 std::shared_ptr<const driver::Compiler> loadCompiler() {
   static std::shared_ptr<const driver::Compiler> c(driver::Compiler::load(
       {std::string(CAKE_SOURCE_DIR) + "/compiler/primitives",
-       std::string(CAKE_SOURCE_DIR) + "/compiler/targets"}));
+       std::string(CAKE_SOURCE_DIR) + "/compiler/targets",
+       std::string(CAKE_SOURCE_DIR) + "/compiler/rules"}));
   return c;
 }
 
@@ -56,7 +57,8 @@ private Q_SLOTS:
     // Requests made before the compiler is loaded are kept (only the newest).
     session.requestCheck("a.cake", kBad);
     session.start({std::string(CAKE_SOURCE_DIR) + "/compiler/primitives",
-                   std::string(CAKE_SOURCE_DIR) + "/compiler/targets"});
+                   std::string(CAKE_SOURCE_DIR) + "/compiler/targets",
+       std::string(CAKE_SOURCE_DIR) + "/compiler/rules"});
     QVERIFY(ready.wait(10000));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
     // Three quick edits: only the last result is delivered.

@@ -24,9 +24,10 @@ DataPaths defaultDataPaths(const std::string& executablePath) {
   fs::path exe = fs::weakly_canonical(fs::path(executablePath), ec);
   fs::path share = exe.parent_path().parent_path() / "share" / "cake";
   if (!executablePath.empty() && fs::is_directory(share / "primitives", ec))
-    return {(share / "primitives").string(), (share / "targets").string()};
+    return {(share / "primitives").string(), (share / "targets").string(),
+            (share / "rules").string()};
   fs::path src(CAKE_DEFAULT_DATA_DIR);
-  return {(src / "primitives").string(), (src / "targets").string()};
+  return {(src / "primitives").string(), (src / "targets").string(), (src / "rules").string()};
 }
 
 std::string Compiler::version() { return CAKE_VERSION; }
@@ -37,6 +38,8 @@ std::unique_ptr<Compiler> Compiler::load(const DataPaths& paths) {
   DiagnosticEngine diags(1000);
   c->m_targets = target::TargetSet::load(paths.targets, c->m_sources, diags);
   c->m_registry = reg::Registry::load(paths.primitives, c->m_targets, c->m_sources, diags);
+  if (!paths.rules.empty())
+    c->m_rules = verify::RuleSet::load(paths.rules, c->m_registry, c->m_sources, diags);
   c->m_loadDiagnostics = diags.take();
   // The revision covers exactly the data the compiler runs with.
   std::vector<std::pair<std::string, std::string>> files;
@@ -44,6 +47,8 @@ std::unique_ptr<Compiler> Compiler::load(const DataPaths& paths) {
     files.emplace_back("targets/" + path, content);
   for (const auto& [path, content] : c->m_registry.sources())
     files.emplace_back("primitives/" + path, content);
+  for (const auto& [path, content] : c->m_rules.sources())
+    files.emplace_back("rules/" + path, content);
   std::sort(files.begin(), files.end());
   Sha256 h;
   h.update("cake-ir/1\n");
@@ -61,10 +66,12 @@ std::unique_ptr<Compiler> Compiler::load(const DataPaths& paths) {
 bool Compiler::ok() const {
   return std::none_of(m_loadDiagnostics.begin(), m_loadDiagnostics.end(),
                       [](const Diagnostic& d) { return d.severity == Severity::Blocking; }) &&
-         !m_targets.all().empty() && !m_registry.all().empty();
+         !m_targets.all().empty() && !m_registry.all().empty() &&
+         (m_paths.rules.empty() || !m_rules.all().empty());
 }
 
-CheckResult Compiler::check(std::string name, std::string text) const {
+CheckResult Compiler::check(std::string name, std::string text,
+                            const verify::VerifyOptions& options) const {
   CheckResult r;
   r.sources = std::make_unique<SourceManager>(&m_sources);
   r.file = r.sources->addBuffer(std::move(name), std::move(text));
@@ -75,6 +82,9 @@ CheckResult Compiler::check(std::string name, std::string text) const {
   // A broken kernel line leaves nothing reliable to check against.
   if (r.module.kernel && !r.module.headerErrors)
     r.model = sema::check(r.module, m_registry, m_targets, diags);
+  // Structure first: the analyses run only on kernels that parse and type-check cleanly.
+  if (options.analyses && r.module.kernel && !diags.hasBlocking() && !m_rules.all().empty())
+    r.verification = verify::verify(r.module, r.model, m_registry, m_rules, diags, options);
   diags.sortByLocation();
   r.accepted = !diags.hasBlocking();
   r.dropped = diags.dropped();

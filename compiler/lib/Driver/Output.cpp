@@ -50,7 +50,7 @@ std::string printable(std::string_view line) {
 
 void snippet(std::string& out, SourceRange range, const SourceManager& sources,
              const TextOptions& options) {
-  if (!options.snippets || !sources.contains(range.file))
+  if (!options.snippets || !sources.contains(range.file) || sources.name(range.file).ends_with('/'))
     return;
   LineColumn begin = sources.lineColumn(range.file, range.begin);
   LineColumn end = sources.lineColumn(range.file, range.end);
@@ -61,9 +61,8 @@ void snippet(std::string& out, SourceRange range, const SourceManager& sources,
   std::string pad(std::max<std::size_t>(lineNo.size(), 4), ' ');
   std::string num = std::string(pad.size() - lineNo.size(), ' ') + lineNo;
   out += num + " | " + printable(text) + "\n";
-  std::uint32_t width = end.line == begin.line && end.column > begin.column
-                            ? end.column - begin.column
-                            : 1;
+  std::uint32_t width =
+      end.line == begin.line && end.column > begin.column ? end.column - begin.column : 1;
   std::uint32_t avail = static_cast<std::uint32_t>(text.size()) + 1;
   if (begin.column > avail)
     width = 1;
@@ -83,9 +82,11 @@ void snippet(std::string& out, SourceRange range, const SourceManager& sources,
 std::string location(SourceRange range, const SourceManager& sources) {
   if (!sources.contains(range.file))
     return "<unknown>";
+  // A directory (its name ends in '/') is reported as a whole: "no rule file for X in DIR/".
+  if (sources.name(range.file).ends_with('/'))
+    return sources.name(range.file);
   LineColumn lc = sources.lineColumn(range.file, range.begin);
-  return sources.name(range.file) + ":" + std::to_string(lc.line) + ":" +
-         std::to_string(lc.column);
+  return sources.name(range.file) + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column);
 }
 
 } // namespace
@@ -128,7 +129,14 @@ void writeRange(json::Writer& w, SourceRange range, const SourceManager& sources
     w.key("line").value(b.line).key("column").value(b.column);
     w.key("end_line").value(e.line).key("end_column").value(e.column);
   } else {
-    w.key("line").value(0).key("column").value(0).key("end_line").value(0).key("end_column").value(0);
+    w.key("line")
+        .value(0)
+        .key("column")
+        .value(0)
+        .key("end_line")
+        .value(0)
+        .key("end_column")
+        .value(0);
   }
   w.endObject();
 }
@@ -178,78 +186,103 @@ std::vector<Expectation> parseExpectations(std::string_view text,
     std::string_view line = text.substr(pos, eol - pos);
     ++lineNo;
     pos = eol + 1;
-    std::size_t at = line.find("// expect");
-    if (at == std::string_view::npos)
-      continue;
-    std::string_view rest = line.substr(at + 9);
-    Expectation e;
-    e.annotationLine = lineNo;
-    e.line = lineNo;
-    auto bad = [&](const std::string& why) {
-      problems.push_back("line " + std::to_string(lineNo) + ": malformed expectation: " + why);
-    };
-    if (!rest.empty() && rest[0] == '@') {
-      rest.remove_prefix(1);
-      bool absolute = !rest.empty() && rest[0] == 'L';
-      int sign = 0;
-      if (absolute)
+    // A line may carry several annotations: "// expect: a  // expect: b".
+    for (std::size_t at = line.find("// expect"); at != std::string_view::npos;
+         at = line.find("// expect", at + 9)) {
+      std::string_view rest = line.substr(at + 9);
+      std::size_t next = rest.find("// expect");
+      if (next != std::string_view::npos)
+        rest = rest.substr(0, next);
+      Expectation e;
+      if (rest.substr(0, 2) == "ed") {
+        // expected-SEVERITY
+        rest.remove_prefix(2);
+        bool matched = false;
+        for (Severity s : {Severity::Blocking, Severity::Report, Severity::Hint}) {
+          std::string tag = "-" + std::string(toString(s));
+          if (rest.substr(0, tag.size()) == tag) {
+            e.severity = s;
+            rest.remove_prefix(tag.size());
+            matched = true;
+            break;
+          }
+        }
+        if (!matched) {
+          problems.push_back("line " + std::to_string(lineNo) +
+                             ": malformed expectation: use expected-blocking, expected-report or "
+                             "expected-hint");
+          continue;
+        }
+      }
+      e.annotationLine = lineNo;
+      e.line = lineNo;
+      auto bad = [&](const std::string& why) {
+        problems.push_back("line " + std::to_string(lineNo) + ": malformed expectation: " + why);
+      };
+      if (!rest.empty() && rest[0] == '@') {
         rest.remove_prefix(1);
-      else if (!rest.empty() && (rest[0] == '+' || rest[0] == '-')) {
-        sign = rest[0] == '+' ? 1 : -1;
-        rest.remove_prefix(1);
-      } else {
-        bad("expected @+N, @-N or @LN");
+        bool absolute = !rest.empty() && rest[0] == 'L';
+        int sign = 0;
+        if (absolute)
+          rest.remove_prefix(1);
+        else if (!rest.empty() && (rest[0] == '+' || rest[0] == '-')) {
+          sign = rest[0] == '+' ? 1 : -1;
+          rest.remove_prefix(1);
+        } else {
+          bad("expected @+N, @-N or @LN");
+          continue;
+        }
+        std::uint32_t n = 0;
+        auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+        if (ec != std::errc()) {
+          bad("expected a number after '@'");
+          continue;
+        }
+        rest.remove_prefix(static_cast<std::size_t>(ptr - rest.data()));
+        if (absolute)
+          e.line = n;
+        else if (sign > 0)
+          e.line = lineNo + n;
+        else if (n >= lineNo) {
+          bad("relative line before the start of the file");
+          continue;
+        } else
+          e.line = lineNo - n;
+      }
+      if (rest.empty() || rest[0] != ':') {
+        bad("expected ':' after 'expect'");
         continue;
       }
-      std::uint32_t n = 0;
-      auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
-      if (ec != std::errc()) {
-        bad("expected a number after '@'");
-        continue;
-      }
-      rest.remove_prefix(static_cast<std::size_t>(ptr - rest.data()));
-      if (absolute)
-        e.line = n;
-      else if (sign > 0)
-        e.line = lineNo + n;
-      else if (n >= lineNo) {
-        bad("relative line before the start of the file");
-        continue;
-      } else
-        e.line = lineNo - n;
-    }
-    if (rest.empty() || rest[0] != ':') {
-      bad("expected ':' after 'expect'");
-      continue;
-    }
-    rest.remove_prefix(1);
-    while (!rest.empty() && rest[0] == ' ')
       rest.remove_prefix(1);
-    std::size_t codeEnd = 0;
-    while (codeEnd < rest.size() && rest[codeEnd] != ' ' && rest[codeEnd] != '{')
-      ++codeEnd;
-    e.code = std::string(rest.substr(0, codeEnd));
-    if (e.code.empty()) {
-      bad("missing finding code");
-      continue;
-    }
-    rest.remove_prefix(codeEnd);
-    if (std::size_t open = rest.find("{{"); open != std::string_view::npos) {
-      std::size_t close = rest.find("}}", open);
-      if (close == std::string_view::npos) {
-        bad("unterminated {{");
+      while (!rest.empty() && rest[0] == ' ')
+        rest.remove_prefix(1);
+      std::size_t codeEnd = 0;
+      while (codeEnd < rest.size() && rest[codeEnd] != ' ' && rest[codeEnd] != '{')
+        ++codeEnd;
+      e.code = std::string(rest.substr(0, codeEnd));
+      if (e.code.empty()) {
+        bad("missing finding code");
         continue;
       }
-      e.messageSubstring = std::string(rest.substr(open + 2, close - open - 2));
+      rest.remove_prefix(codeEnd);
+      if (std::size_t open = rest.find("{{"); open != std::string_view::npos) {
+        std::size_t close = rest.find("}}", open);
+        if (close == std::string_view::npos) {
+          bad("unterminated {{");
+          continue;
+        }
+        e.messageSubstring = std::string(rest.substr(open + 2, close - open - 2));
+      }
+      out.push_back(std::move(e));
     }
-    out.push_back(std::move(e));
   }
   return out;
 }
 
 std::vector<std::string> verifyExpectations(std::vector<Expectation> expectations,
                                             const std::vector<Diagnostic>& diags,
-                                            const SourceManager& sources, FileId file) {
+                                            const SourceManager& sources, FileId file,
+                                            bool blockingOnly) {
   std::vector<std::string> problems;
   for (const Diagnostic& d : diags) {
     std::uint32_t line = d.range.file == file ? sources.lineColumn(file, d.range.begin).line : 0;
@@ -257,22 +290,25 @@ std::vector<std::string> verifyExpectations(std::vector<Expectation> expectation
     for (Expectation& e : expectations) {
       if (e.matched || e.line != line || e.code != d.code)
         continue;
+      if (e.severity && *e.severity != d.severity)
+        continue;
       if (!e.messageSubstring.empty() && d.message.find(e.messageSubstring) == std::string::npos)
         continue;
       e.matched = true;
       found = true;
       break;
     }
-    if (!found)
+    if (!found && !(blockingOnly && d.severity != Severity::Blocking))
       problems.push_back("unexpected finding at line " + std::to_string(line) + ": [" + d.code +
                          "] " + d.message);
   }
   for (const Expectation& e : expectations)
     if (!e.matched)
-      problems.push_back("expected finding [" + e.code + "] at line " + std::to_string(e.line) +
-                         (e.messageSubstring.empty() ? "" : " {{" + e.messageSubstring + "}}") +
-                         " was not reported (annotation on line " +
-                         std::to_string(e.annotationLine) + ")");
+      problems.push_back(
+          "expected " + (e.severity ? std::string(toString(*e.severity)) + " " : std::string()) +
+          "finding [" + e.code + "] at line " + std::to_string(e.line) +
+          (e.messageSubstring.empty() ? "" : " {{" + e.messageSubstring + "}}") +
+          " was not reported (annotation on line " + std::to_string(e.annotationLine) + ")");
   return problems;
 }
 

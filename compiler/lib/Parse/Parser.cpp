@@ -328,13 +328,14 @@ private:
         Decl decl;
         fillLeadingTrivia(decl.trivia, peek(), firstItem);
         std::size_t lexErrors = m_lex.errorCount();
-        if (parseDecl(decl, *kind) && finishLine(&decl.trivia) &&
-            m_lex.errorCount() == lexErrors) {
+        bool parsed = parseDecl(decl, *kind) && finishLine(&decl.trivia);
+        if (parsed && m_lex.errorCount() == lexErrors) {
           kernel.decls.push_back(std::move(decl));
         } else {
+          // A lexical error inside an otherwise complete line drops the line (already reported).
           if (!decl.name.name.empty())
             m_module.poisonedNames.push_back(decl.name.name);
-          if (m_lex.errorCount() == lexErrors)
+          if (!parsed)
             recoverLine(0);
         }
         return;

@@ -48,6 +48,9 @@ constexpr FnInfo kFns[] = {
     {DefFn::Elems, "elems", 1, true},     {DefFn::Bytes, "bytes", 1, true},
     {DefFn::Bits, "bits", 1, true},       {DefFn::Present, "present", 1, true},
     {DefFn::Stages, "stages", 1, true},   {DefFn::Swizzle, "swizzle", 1, true},
+    {DefFn::SwizzleBytes, "swizzle_bytes", 1, true}, {DefFn::Offset, "offset", 1, true},
+    {DefFn::StageBytes, "stage_bytes", 1, true}, {DefFn::RowBytes, "row_bytes", 1, true},
+    {DefFn::MaxDim, "max_dim", 1, true},
     {DefFn::Min, "min", 2, false},        {DefFn::Max, "max", 2, false},
     {DefFn::Pow2, "pow2", 1, false},
 };
@@ -424,6 +427,23 @@ std::optional<DefExpr> parseDefExpr(std::string_view source, std::size_t offset,
   return DefParser(source, offset, length, file, scope, diags, allowDynamic).run();
 }
 
+std::optional<DefExpr> parseDefExprString(std::string_view fileText, const json::Value& v,
+                                          const DefScope& scope, DiagnosticEngine& diags,
+                                          bool allowDynamic) {
+  if (!v.isString()) {
+    diags.report(DiagId::DefInvalidValue, v.range, "expected an expression string");
+    return std::nullopt;
+  }
+  std::string_view raw = fileText.substr(v.range.begin + 1, v.range.end - v.range.begin - 2);
+  if (raw.find('\\') != std::string_view::npos) {
+    diags.report(DiagId::DefInvalidExpression, v.range,
+                 "expressions cannot contain escape sequences");
+    return std::nullopt;
+  }
+  return parseDefExpr(fileText, v.range.begin + 1, raw.size(), v.range.file, scope, diags,
+                      allowDynamic);
+}
+
 DefValue evaluate(const DefExpr& e, const DefContext& ctx) {
   using K = DefExpr::Kind;
   switch (e.kind) {
@@ -501,6 +521,25 @@ DefValue evaluate(const DefExpr& e, const DefContext& ctx) {
       return DefValue::integer(f->stages);
     case DefFn::Swizzle:
       return DefValue::symbol(f->swizzle);
+    case DefFn::SwizzleBytes:
+      return DefValue::integer(f->swizzle == "128B" ? 128
+                               : f->swizzle == "64B" ? 64
+                               : f->swizzle == "32B" ? 32
+                                                     : 0);
+    case DefFn::Offset:
+      return f->baseOffset < 0 ? unknown() : DefValue::integer(f->baseOffset);
+    case DefFn::StageBytes:
+      return f->stageBytes <= 0 ? unknown() : DefValue::integer(f->stageBytes);
+    case DefFn::RowBytes:
+      if (f->shape.empty())
+        return unknown();
+      return DefValue::integer((f->shape.back() * ir::info(f->dtype).bits + 7) / 8);
+    case DefFn::MaxDim: {
+      std::int64_t m = 0;
+      for (std::int64_t d : f->shape)
+        m = std::max(m, d);
+      return DefValue::integer(m);
+    }
     default:
       return unknown();
     }

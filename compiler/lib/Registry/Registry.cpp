@@ -115,6 +115,7 @@ constexpr std::string_view kProxies[] = {"generic", "async"};
 constexpr std::string_view kFenceKinds[] = {"async",         "generic",        "mbarrier_init",
                                             "tcgen05_before", "tcgen05_after", "acq_rel", "wgmma"};
 constexpr std::string_view kFenceScopes[] = {"cta", "cluster", "gpu"};
+constexpr std::string_view kSyncScopes[] = {"cta", "role"};
 constexpr std::string_view kGroups[] = {"cp.async", "bulk", "wgmma", "tcgen05", "tcgen05.ld",
                                         "tcgen05.st"};
 constexpr std::string_view kCostClasses[] = {"tensor", "tma",  "global_memory", "shared_memory",
@@ -439,22 +440,7 @@ private:
   }
 
   std::optional<DefExpr> expr(const json::Value& v, bool allowDynamic) {
-    if (!v.isString()) {
-      m_diags.report(DiagId::DefInvalidValue, v.range, "expected an expression string");
-      m_failed = true;
-      return std::nullopt;
-    }
-    // Expressions are lexed in place so findings point at the right column of the data file.
-    std::string_view raw = m_sources.text(m_file).substr(v.range.begin + 1,
-                                                         v.range.end - v.range.begin - 2);
-    if (raw.find('\\') != std::string_view::npos) {
-      m_diags.report(DiagId::DefInvalidExpression, v.range,
-                     "expressions cannot contain escape sequences");
-      m_failed = true;
-      return std::nullopt;
-    }
-    auto e = parseDefExpr(m_sources.text(m_file), v.range.begin + 1, raw.size(), m_file, m_scope,
-                          m_diags, allowDynamic);
+    auto e = parseDefExprString(m_sources.text(m_file), v, m_scope, m_diags, allowDynamic);
     if (!e)
       m_failed = true;
     return e;
@@ -589,6 +575,9 @@ private:
         break;
       case EK::Sync:
         needsOperand(OperandKind::NBarrier, false);
+        def.syncScope = e.oneOf("scope", kSyncScopes, false).value_or("cta");
+        if (!def.operand.empty() && v.get("scope"))
+          e.invalid(*v.get("scope"), "a sync on a named barrier takes its scope from the barrier");
         break;
       case EK::Fence:
         def.proxy = e.oneOf("proxy", kFenceKinds, true).value_or("");

@@ -28,8 +28,6 @@ __extension__ typedef __int128 I128;
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
-bool fits(I128 v) { return v >= kMin && v <= kMax; }
-
 std::string shapeText(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i)
@@ -295,6 +293,8 @@ private:
       if (m_symbols.count(d.name.name) && m_symbols.at(d.name.name).decl == &d)
         m_consts[d.name.name] = *v;
       m_model.consts.push_back({d.name.name, *v, &d});
+    } else {
+      m_failedConsts.insert(d.name.name);
     }
   }
 
@@ -342,12 +342,12 @@ private:
       IntResult a = intExpr(*e.children[0], ctx, constOnly);
       if (!a.ok || !a.range)
         return a;
-      if (e.unaryOp == UnaryOp::Neg) {
-        if (a.range->lo == kMin)
-          return unbounded();
-        return {true, Interval{-a.range->hi, -a.range->lo}};
+      auto r = applyUnary(e.unaryOp, *a.range);
+      if (!r && a.range->exact()) {
+        report(DiagId::SemArithmetic, e.id, "'" + print(e) + "' overflows 64-bit integers");
+        return {false, std::nullopt};
       }
-      return {true, Interval{~a.range->hi, ~a.range->lo}};
+      return {true, r};
     }
     case ExprKind::Binary:
       return binaryValue(e, ctx, constOnly);
@@ -390,8 +390,16 @@ private:
       return {true, Interval{0, (warps + 3) / 4 - 1}};
     }
     if (const Symbol* s = lookup(n)) {
-      if (s->kind == DeclKind::Const) // declared but failed to evaluate (already reported)
+      if (s->kind == DeclKind::Const) {
+        if (m_failedConsts.count(n))
+          return {false, std::nullopt}; // its own finding was reported
+        // Declared later (or this very constant): constants see only earlier constants.
+        Diagnostic* d = report(DiagId::SemInvalidExpression, e.id,
+                               "constant '" + n + "' is used before its declaration is complete; "
+                               "a constant may only use constants declared above it");
+        noteDecl(d, s->decl, "'" + n + "' declared here");
         return {false, std::nullopt};
+      }
       Diagnostic* d = report(DiagId::SemInvalidExpression, e.id,
                              "'" + n + "' is a " + std::string(keyword(s->kind)) +
                                  " declaration, not an integer");
@@ -472,86 +480,18 @@ private:
       return {false, std::nullopt};
     if (!a.range || !b.range)
       return unbounded();
-    Interval x = *a.range, y = *b.range;
-    auto make = [](I128 lo, I128 hi) -> IntResult {
-      if (!fits(lo) || !fits(hi))
-        return unbounded();
-      return {true, Interval{static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)}};
-    };
-    auto overflow = [&]() -> IntResult {
-      if (x.exact() && y.exact()) {
-        report(DiagId::SemArithmetic, e.id, "'" + print(e) + "' overflows 64-bit integers");
-        return {false, std::nullopt};
-      }
+    IntervalResult r = applyBinary(e.binaryOp, *a.range, *b.range);
+    switch (r.error) {
+    case IntervalError::None:
+      return {true, r.value};
+    case IntervalError::Unbounded:
       return unbounded();
-    };
-    switch (e.binaryOp) {
-    case BinaryOp::Add: {
-      I128 lo = I128(x.lo) + y.lo, hi = I128(x.hi) + y.hi;
-      return fits(lo) && fits(hi) ? make(lo, hi) : overflow();
-    }
-    case BinaryOp::Sub: {
-      I128 lo = I128(x.lo) - y.hi, hi = I128(x.hi) - y.lo;
-      return fits(lo) && fits(hi) ? make(lo, hi) : overflow();
-    }
-    case BinaryOp::Mul: {
-      I128 c[] = {I128(x.lo) * y.lo, I128(x.lo) * y.hi, I128(x.hi) * y.lo, I128(x.hi) * y.hi};
-      I128 lo = *std::min_element(c, c + 4), hi = *std::max_element(c, c + 4);
-      return fits(lo) && fits(hi) ? make(lo, hi) : overflow();
-    }
-    case BinaryOp::Div:
-    case BinaryOp::Mod: {
-      if (y.exact() && y.lo == 0) {
-        report(DiagId::SemArithmetic, e.children[1]->id,
-               "'" + print(e) + "' divides by zero");
-        return {false, std::nullopt};
-      }
-      if (y.lo <= 0 && y.hi >= 0)
-        return unbounded();
-      if (e.binaryOp == BinaryOp::Div) {
-        if (x.exact() && y.exact() && x.lo == kMin && y.lo == -1)
-          return overflow();
-        I128 c[] = {I128(x.lo) / y.lo, I128(x.lo) / y.hi, I128(x.hi) / y.lo, I128(x.hi) / y.hi};
-        return make(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
-      }
-      if (x.exact() && y.exact())
-        return exact(y.lo == -1 ? 0 : x.lo % y.lo);
-      std::int64_t m = std::max(std::abs(y.lo), std::abs(y.hi)) - 1;
-      if (x.lo >= 0) {
-        if (y.exact() && x.hi - x.lo < y.lo && x.lo % y.lo <= x.hi % y.lo)
-          return make(x.lo % y.lo, x.hi % y.lo);
-        return make(0, std::min<std::int64_t>(m, x.hi));
-      }
-      return make(-m, m);
-    }
-    case BinaryOp::Shl:
-    case BinaryOp::Shr: {
-      if (!y.exact() || y.lo < 0 || y.lo > 62)
-        return y.exact() ? overflow() : unbounded();
-      if (e.binaryOp == BinaryOp::Shr)
-        return make(I128(x.lo) >> y.lo, I128(x.hi) >> y.lo);
-      I128 lo = I128(x.lo) * (I128(1) << y.lo), hi = I128(x.hi) * (I128(1) << y.lo);
-      return fits(lo) && fits(hi) ? make(lo, hi) : overflow();
-    }
-    case BinaryOp::BitAnd:
-    case BinaryOp::BitOr:
-    case BinaryOp::BitXor: {
-      if (x.exact() && y.exact()) {
-        std::int64_t v = e.binaryOp == BinaryOp::BitAnd  ? (x.lo & y.lo)
-                         : e.binaryOp == BinaryOp::BitOr ? (x.lo | y.lo)
-                                                         : (x.lo ^ y.lo);
-        return exact(v);
-      }
-      if (x.lo < 0 || y.lo < 0)
-        return unbounded();
-      if (e.binaryOp == BinaryOp::BitAnd)
-        return make(0, std::min(x.hi, y.hi));
-      std::int64_t top = std::max(x.hi, y.hi);
-      std::int64_t mask = 1;
-      while (mask <= top && mask < (std::int64_t(1) << 62))
-        mask <<= 1;
-      return make(0, mask - 1);
-    }
+    case IntervalError::DivideByZero:
+      report(DiagId::SemArithmetic, e.children[1]->id, "'" + print(e) + "' divides by zero");
+      return {false, std::nullopt};
+    case IntervalError::Overflow:
+      report(DiagId::SemArithmetic, e.id, "'" + print(e) + "' overflows 64-bit integers");
+      return {false, std::nullopt};
     }
     return unbounded();
   }
@@ -1143,7 +1083,7 @@ private:
     loop.stmt = &s;
     loop.var = s.loopVar.name;
     bool ok = true;
-    if (isReservedName(loop.var)) {
+    if (isReservedName(loop.var) || parseDType(loop.var)) {
       report(DiagId::SemReservedName, s.loopVar.id, "'" + loop.var + "' is reserved");
       ok = false;
     } else if (const Symbol* sym = lookup(loop.var)) {
@@ -1331,6 +1271,10 @@ private:
       info.facts.dtype = b->dtype;
       info.facts.stages = b->stages;
       info.facts.swizzle = b->swizzle;
+      if (b->space == Space::Smem) {
+        info.facts.baseOffset = b->offset;
+        info.facts.stageBytes = b->stageBytes();
+      }
       if (!subscriptBuffer(o, *b, info, ctx))
         return false;
       break;
@@ -1735,6 +1679,7 @@ private:
   KernelModel m_model;
   std::map<std::string, Symbol> m_symbols;
   std::map<std::string, std::int64_t> m_consts;
+  std::set<std::string> m_failedConsts;
 };
 
 } // namespace

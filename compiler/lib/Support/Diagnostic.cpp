@@ -30,6 +30,8 @@ std::string_view toString(Family family) {
     return "program-safety";
   case Family::Definition:
     return "definition";
+  case Family::Performance:
+    return "performance";
   }
   return "unknown";
 }
@@ -48,7 +50,8 @@ std::string_view toString(Severity severity) {
 
 std::optional<Family> parseFamily(std::string_view text) {
   for (Family f : {Family::Syntax, Family::ScheduleSemantics, Family::HardwareConformance,
-                   Family::DataConsistency, Family::ProgramSafety, Family::Definition})
+                   Family::DataConsistency, Family::ProgramSafety, Family::Definition,
+                   Family::Performance})
     if (toString(f) == text)
       return f;
   return std::nullopt;
@@ -74,6 +77,7 @@ std::span<const DiagCodeInfo> allDiagCodes() { return kCodes; }
 
 Diagnostic* DiagnosticEngine::report(Diagnostic diag) {
   if (m_diags.size() >= m_max) {
+    m_droppedBlocking |= diag.severity == Severity::Blocking;
     if (m_dropped++ == 0) {
       // One summary finding, placed at the first dropped location, tells the reader more exist.
       Diagnostic summary;
@@ -124,7 +128,7 @@ std::vector<Diagnostic> DiagnosticEngine::take() {
 }
 
 bool DiagnosticEngine::hasBlocking() const {
-  return std::any_of(m_diags.begin(), m_diags.end(),
+  return m_droppedBlocking || std::any_of(m_diags.begin(), m_diags.end(),
                      [](const Diagnostic& d) { return d.severity == Severity::Blocking; });
 }
 

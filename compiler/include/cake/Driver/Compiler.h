@@ -8,6 +8,7 @@
 #include "cake/Sema/KernelModel.h"
 #include "cake/Support/Diagnostic.h"
 #include "cake/Target/Target.h"
+#include "cake/Verify/Verifier.h"
 
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@ namespace cake::driver {
 struct DataPaths {
   std::string primitives;
   std::string targets;
+  std::string rules;
 };
 
 /// Default data paths for a binary: `<exe dir>/../share/cake/...` when present (installed),
@@ -35,6 +37,8 @@ struct CheckResult {
   /// No blocking finding.
   bool accepted = false;
   std::size_t dropped = 0;
+  /// The verifier's data (empty when type checking refused the kernel).
+  verify::VerifyResult verification;
 };
 
 class Compiler {
@@ -48,14 +52,17 @@ public:
   const SourceManager& sources() const { return m_sources; }
   const reg::Registry& registry() const { return m_registry; }
   const target::TargetSet& targets() const { return m_targets; }
+  const verify::RuleSet& rules() const { return m_rules; }
   const DataPaths& paths() const { return m_paths; }
 
   /// Content hash of every data file (12 hex digits), the "compiler revision".
   const std::string& revision() const { return m_revision; }
   static std::string version();
 
-  /// Parses and type-checks one buffer. Thread-safe: the compiler is immutable after load.
-  CheckResult check(std::string name, std::string text) const;
+  /// Parses, type-checks and (when that succeeds) verifies one buffer. Thread-safe: the
+  /// compiler is immutable after load.
+  CheckResult check(std::string name, std::string text,
+                    const verify::VerifyOptions& options = {}) const;
 
 private:
   Compiler() = default;
@@ -63,6 +70,7 @@ private:
   SourceManager m_sources;
   target::TargetSet m_targets;
   reg::Registry m_registry;
+  verify::RuleSet m_rules;
   std::vector<Diagnostic> m_loadDiagnostics;
   std::string m_revision;
 };

@@ -6,6 +6,7 @@
 #include "cake/Support/Diagnostic.h"
 #include "cake/Support/Json.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,14 @@ struct Expectation {
   std::uint32_t line = 0;         ///< line the finding must be on
   std::string code;               ///< finding code
   std::string messageSubstring;   ///< optional {{...}}
+  std::optional<Severity> severity; ///< set by expected-blocking/-report/-hint
   std::uint32_t annotationLine = 0;
   bool matched = false;
 };
 
 /// Reads annotations of the form
-///   `// expect: CODE {{message part}}`        (finding on this line)
+///   `// expect: CODE {{message part}}`        (finding on this line, any severity)
+///   `// expected-blocking: CODE`               (also -report, -hint: checks the severity)
 ///   `// expect@+N: CODE`, `// expect@-N: CODE` (relative line)
 ///   `// expect@L12: CODE`                     (absolute line)
 /// Malformed annotations are returned as problems.
@@ -46,8 +49,10 @@ std::vector<Expectation> parseExpectations(std::string_view text,
 
 /// Matches findings of `file` against expectations; returns human-readable mismatches (empty
 /// when every finding was expected and every expectation was met).
+/// With `blockingOnly`, unannotated non-blocking findings are not mismatches.
 std::vector<std::string> verifyExpectations(std::vector<Expectation> expectations,
                                             const std::vector<Diagnostic>& diags,
-                                            const SourceManager& sources, FileId file);
+                                            const SourceManager& sources, FileId file,
+                                            bool blockingOnly = false);
 
 } // namespace cake::driver

@@ -6,6 +6,7 @@
 
 #include "cake/IR/Types.h"
 #include "cake/Support/Diagnostic.h"
+#include "cake/Support/Json.h"
 
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,11 @@ enum class DefFn : std::uint8_t {
   Present, ///< present(x) → bool (optional operands)
   Stages,  ///< stages(x) → int (1 when not staged)
   Swizzle, ///< swizzle(x) → symbol (none, 32B, 64B, 128B)
+  SwizzleBytes, ///< swizzle_bytes(x) → 0, 32, 64 or 128
+  Offset,   ///< offset(x) → byte offset of the underlying shared-memory buffer
+  StageBytes, ///< stage_bytes(x) → bytes of one stage of the underlying buffer
+  RowBytes, ///< row_bytes(x) → bytes of the innermost dimension of the operand
+  MaxDim,   ///< max_dim(x) → largest dimension
   Min,
   Max,
   Pow2, ///< pow2(v) → bool
@@ -86,6 +92,10 @@ struct OperandFacts {
   std::vector<std::int64_t> shape;
   std::int64_t stages = 1;
   std::string swizzle = "none";
+  /// Shared-memory buffers: absolute byte offset of the buffer and bytes per stage
+  /// (-1 / 0 when not applicable).
+  std::int64_t baseOffset = -1;
+  std::int64_t stageBytes = 0;
 };
 
 /// What an evaluation can see.
@@ -111,6 +121,12 @@ struct DefScope {
 std::optional<DefExpr> parseDefExpr(std::string_view source, std::size_t offset,
                                     std::size_t length, FileId file, const DefScope& scope,
                                     DiagnosticEngine& diags, bool allowDynamic);
+
+/// Parses the expression held by JSON string `value` of a data file, in place, so findings
+/// point into the file. Escapes are refused (offsets would no longer match).
+std::optional<DefExpr> parseDefExprString(std::string_view fileText, const json::Value& value,
+                                          const DefScope& scope, DiagnosticEngine& diags,
+                                          bool allowDynamic);
 
 DefValue evaluate(const DefExpr& expr, const DefContext& ctx);
 /// Prints a resolved expression (for docs and `cake primitives`).

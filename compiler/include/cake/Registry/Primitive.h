@@ -99,6 +99,9 @@ struct EffectDef {
   std::optional<DefExpr> pending; ///< WaitGroup
   std::optional<DefExpr> registers;
   std::string fenceScope; ///< Fence: cta | cluster | gpu
+  /// Sync without an nbarrier operand: "cta" (every thread of the CTA) or "role" (the
+  /// executing role's threads; lowering uses a named barrier sized to the role).
+  std::string syncScope = "cta";
   SourceRange range;
 };
 

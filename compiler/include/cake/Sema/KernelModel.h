@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cake/IR/Kernel.h"
+#include "cake/Sema/Interval.h"
 #include "cake/Registry/Registry.h"
 #include "cake/Target/Target.h"
 
@@ -15,12 +16,6 @@
 
 namespace cake::sema {
 
-/// An inclusive integer interval of the values an index expression can take.
-struct Interval {
-  std::int64_t lo = 0;
-  std::int64_t hi = 0;
-  bool exact() const { return lo == hi; }
-};
 
 struct ConstInfo {
   std::string name;

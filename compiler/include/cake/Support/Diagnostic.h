@@ -23,6 +23,8 @@ enum class Family : std::uint8_t {
   ProgramSafety,
   /// A primitive, target or rule data file (not a kernel) is malformed.
   Definition,
+  /// Performance reports and optimisation hints (never blocking by default).
+  Performance,
 };
 
 /// blocking findings refuse the kernel; reports and hints never do.
@@ -89,6 +91,8 @@ public:
   Diagnostic* report(DiagId id, SourceRange range, std::string message);
 
   const std::vector<Diagnostic>& diagnostics() const { return m_diags; }
+  /// The most recent diagnostic (to attach notes after the fact), or nullptr.
+  Diagnostic* last() { return m_diags.empty() ? nullptr : &m_diags.back(); }
   std::vector<Diagnostic> take();
   bool hasBlocking() const;
   std::size_t count(Severity severity) const;
@@ -100,6 +104,7 @@ private:
   std::vector<Diagnostic> m_diags;
   std::size_t m_max;
   std::size_t m_dropped = 0;
+  bool m_droppedBlocking = false; ///< a blocking finding beyond the cap still refuses the kernel
 };
 
 /// Adds a note to a possibly-dropped diagnostic.

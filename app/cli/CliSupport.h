@@ -1,0 +1,49 @@
+// Helpers shared by the `cake` subcommands: argument parsing, usage errors, compiler loading.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/Driver/Compiler.h"
+
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cake::cli {
+
+/// Parsed command line of one subcommand.
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options; ///< --key value / --key=value
+  std::set<std::string> flags;                ///< --flag
+  std::string error;
+
+  std::string get(const std::string& key, const std::string& fallback = {}) const {
+    auto it = options.find(key);
+    return it == options.end() ? fallback : it->second;
+  }
+  bool has(const std::string& flag) const { return flags.count(flag) != 0; }
+};
+
+/// Splits arguments; `valued` options take a value, `boolean` ones do not.
+Args parseArgs(const std::vector<std::string>& in, std::size_t start,
+               const std::set<std::string>& valued, const std::set<std::string>& boolean);
+/// Prints a usage error and returns exit code 2.
+int usageError(const std::string& command, const std::string& message);
+/// Validates --format; sets `exitCode` (2) and returns false when it is not allowed.
+bool checkFormat(const std::string& command, const std::string& format,
+                 std::initializer_list<std::string_view> allowed, int& exitCode);
+/// Loads the compiler data honouring --registry/--targets/--rules; on invalid data prints the
+/// located findings (JSON too when `format` is json) and returns null.
+std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const Args& a,
+                                               const std::string& format);
+
+int cmdRules(const std::string& argv0, const std::vector<std::string>& args);
+int cmdExplain(const std::string& argv0, const std::vector<std::string>& args);
+int cmdTrace(const std::string& argv0, const std::vector<std::string>& args);
+
+} // namespace cake::cli

@@ -1,0 +1,38 @@
+// Interval arithmetic over the integer expressions of Cake IR (index ranges, loop bounds).
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/IR/Kernel.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace cake::sema {
+
+/// An inclusive integer interval of the values an index expression can take.
+struct Interval {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  bool exact() const { return lo == hi; }
+  bool intersects(const Interval& o) const { return lo <= o.hi && o.lo <= hi; }
+  friend bool operator==(const Interval&, const Interval&) = default;
+};
+
+enum class IntervalError : std::uint8_t {
+  None,
+  Unbounded,    ///< the result is not statically bounded (no error)
+  DivideByZero, ///< the divisor is exactly zero
+  Overflow,     ///< exact operands whose result leaves 64 bits
+};
+
+struct IntervalResult {
+  std::optional<Interval> value;
+  IntervalError error = IntervalError::None;
+};
+
+/// Sound bounds of `a op b` for all values of the operands.
+IntervalResult applyBinary(ir::BinaryOp op, Interval a, Interval b);
+/// Sound bounds of a unary operation; nullopt when unbounded.
+std::optional<Interval> applyUnary(ir::UnaryOp op, Interval a);
+
+} // namespace cake::sema

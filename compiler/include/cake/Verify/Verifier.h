@@ -1,0 +1,110 @@
+// The verifier: analyses that run after type checking on structurally valid kernels — barrier
+// protocol (mbarrier phase model), asynchronous completion, memory hazards, resources, layout
+// commitments, effect coverage, usage and performance reports. Findings are located and carry
+// notes at the other party; the analyses also export their data (event trace, barrier and
+// resource summaries) for the views and for `cake trace`.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/Sema/KernelModel.h"
+#include "cake/Verify/Rules.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cake::verify {
+
+struct VerifyOptions {
+  /// Run the analyses at all (false: stop after type checking, e.g. `cake check --stop-after
+  /// sema`, or tests of the type checker alone).
+  bool analyses = true;
+  /// Upper bound on unrolled operation executions (all roles); beyond it the analyses stop
+  /// with a ps-analysis-bound report.
+  std::size_t maxSteps = 200000;
+  /// Tile-loop iterations analysed per role (persistent kernels repeat the same protocol).
+  std::int64_t tileCap = 3;
+};
+
+/// One event of the simulated execution (logical time; one lane per role).
+struct TraceEvent {
+  enum class Kind : std::uint8_t {
+    Issue,      ///< an operation starts
+    Arrive,     ///< mbarrier arrival(s)
+    ExpectTx,   ///< transaction bytes announced
+    CompleteTx, ///< transaction bytes delivered (TMA)
+    Commit,     ///< tcgen05.commit arrival
+    Wait,       ///< mbarrier wait satisfied (phase observed)
+    Sync,       ///< CTA or named barrier passed
+    PhaseDone,  ///< a barrier phase completed
+  };
+  Kind kind = Kind::Issue;
+  std::uint64_t time = 0;
+  std::uint64_t start = 0; ///< Wait/Sync: when the role started waiting
+  std::size_t role = 0;
+  std::size_t op = 0; ///< index into KernelModel::ops
+  std::string barrier;
+  std::int64_t element = -1;
+  std::int64_t phase = -1;  ///< phase counted toward (arrivals) or observed (wait)
+  std::int64_t parity = -1; ///< Wait
+  std::int64_t amount = 0;  ///< arrivals or bytes
+  /// Wait: the trace index of the PhaseDone event it observed (a flow arrow), or -1.
+  std::int64_t cause = -1;
+  /// Pipeline counters and loop values at the step, e.g. "t=0 k=3 ring=3".
+  std::string context;
+};
+
+std::string_view toString(TraceEvent::Kind kind);
+
+/// The protocol of one barrier element as the analysis derived it.
+struct BarrierSummary {
+  std::string name;
+  std::int64_t element = 0;
+  std::int64_t count = 0;              ///< arrivals per phase (declared)
+  std::int64_t phasesCompleted = 0;    ///< in the analysed execution
+  std::int64_t arrivalsPerPhase = 0;   ///< observed in the first round (0 when none)
+  std::int64_t expectTxPerPhase = 0;   ///< bytes announced per round
+  std::int64_t deliveredTxPerPhase = 0; ///< bytes delivered by copies per round
+  std::vector<std::string> producers;  ///< roles that signalled it
+  std::vector<std::string> waiters;    ///< roles that waited on it
+};
+
+struct ResidencyBound {
+  std::string resource; ///< threads, warps, smem, registers, ctas
+  std::int64_t ctasPerSm = 0;
+  std::string detail;
+};
+
+struct ResourceSummary {
+  std::int64_t smemBuffers = 0;  ///< bytes up to the end of the last buffer
+  std::int64_t smemBarriers = 0; ///< derived barrier storage (8 bytes per mbarrier element)
+  std::int64_t smemTotal = 0;
+  std::int64_t smemLimit = 0;
+  std::int64_t tmemColumns = 0;
+  std::int64_t threads = 0;
+  std::int64_t launchRegisters = 0; ///< per thread at launch (0: decided by ptxas)
+  std::vector<ResidencyBound> bounds;
+  std::string binding;
+  std::int64_t residency = 0;
+};
+
+struct VerifyResult {
+  /// False when type checking failed: no analysis ran.
+  bool ran = false;
+  std::vector<std::string> analyses; ///< analyses that ran
+  std::int64_t ctas = 0;
+  std::int64_t tilesPerCta = 0;
+  std::int64_t tilesAnalysed = 0;
+  bool boundReached = false;
+  bool deadlock = false;
+  std::vector<TraceEvent> trace;
+  std::vector<BarrierSummary> barriers;
+  ResourceSummary resources;
+};
+
+/// Runs every analysis on a kernel whose parse and type check reported no blocking finding.
+VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
+                    const reg::Registry& registry, const RuleSet& rules, DiagnosticEngine& diags,
+                    const VerifyOptions& options = {});
+
+} // namespace cake::verify

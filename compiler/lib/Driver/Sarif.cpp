@@ -1,0 +1,204 @@
+// SARIF 2.1.0 writer (OASIS Static Analysis Results Interchange Format).
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/Driver/Sarif.h"
+
+#include "cake/Support/Json.h"
+
+#include <map>
+
+namespace cake::driver {
+
+namespace {
+
+std::string_view level(Severity s) {
+  switch (s) {
+  case Severity::Blocking:
+    return "error";
+  case Severity::Report:
+    return "warning";
+  case Severity::Hint:
+    return "note";
+  }
+  return "none";
+}
+
+void region(json::Writer& w, SourceRange r, const SourceManager& sm) {
+  LineColumn b = sm.lineColumn(r.file, r.begin);
+  LineColumn e = sm.lineColumn(r.file, r.end);
+  w.key("region").beginObject();
+  w.key("startLine").value(b.line).key("startColumn").value(b.column);
+  w.key("endLine").value(e.line).key("endColumn").value(std::max(e.column, b.line == e.line ? b.column + 1 : e.column));
+  w.endObject();
+}
+
+/// A file URI reference relative to the working directory when possible.
+std::string uri(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ')
+      out += "%20";
+    else if (c == '%')
+      out += "%25";
+    else
+      out += c;
+  }
+  return out;
+}
+
+} // namespace
+
+std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& files) {
+  // Rules referenced by results, in first-use order.
+  std::vector<std::string> ruleIds;
+  std::map<std::string, std::size_t> ruleIndex;
+  // Artifacts: every file a result or a related location points into.
+  std::vector<std::string> artifacts;
+  std::map<std::string, std::size_t> artifactIndex;
+  auto artifact = [&](const std::string& path) {
+    auto [it, fresh] = artifactIndex.try_emplace(path, artifacts.size());
+    if (fresh)
+      artifacts.push_back(path);
+    return it->second;
+  };
+  for (const SarifFile& f : files) {
+    artifact(f.path);
+    if (!f.result)
+      continue;
+    for (const Diagnostic& d : f.result->diagnostics) {
+      if (ruleIndex.try_emplace(d.code, ruleIds.size()).second)
+        ruleIds.push_back(d.code);
+      for (const DiagNote& n : d.notes)
+        if (f.result->sources->contains(n.range.file))
+          artifact(f.result->sources->name(n.range.file));
+    }
+  }
+
+  json::Writer w;
+  w.beginObject();
+  w.key("$schema").value("https://json.schemastore.org/sarif-2.1.0.json");
+  w.key("version").value("2.1.0");
+  w.key("runs").beginArray().beginObject();
+  w.key("tool").beginObject().key("driver").beginObject();
+  w.key("name").value("cake");
+  w.key("fullName").value("Cake IR compiler (cake check)");
+  w.key("version").value(Compiler::version());
+  w.key("semanticVersion").value(Compiler::version());
+  w.key("rules").beginArray();
+  for (const std::string& id : ruleIds) {
+    const verify::Rule* rule = compiler.rules().find(id);
+    w.beginObject();
+    w.key("id").value(id);
+    if (rule) {
+      w.key("shortDescription").beginObject().key("text").value(rule->title).endObject();
+      w.key("fullDescription").beginObject().key("text").value(rule->doc).endObject();
+      std::string help = rule->doc + "\n\nBad:\n" + rule->bad + "\n\nGood:\n" + rule->good;
+      std::string markdown = rule->doc + "\n\nBad:\n\n```\n" + rule->bad + "\n```\n\nGood:\n\n```\n" +
+                             rule->good + "\n```";
+      w.key("help").beginObject().key("text").value(help).key("markdown").value(markdown).endObject();
+      w.key("defaultConfiguration").beginObject().key("level").value(level(rule->severity)).endObject();
+      w.key("properties").beginObject();
+      w.key("family").value(toString(rule->family));
+      w.key("analysis").value(rule->analysis);
+      w.key("kind").value(verify::toString(rule->kind));
+      w.endObject();
+    } else {
+      w.key("shortDescription").beginObject().key("text").value(id).endObject();
+    }
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject().endObject(); // driver, tool
+  w.key("artifacts").beginArray();
+  for (const std::string& a : artifacts)
+    w.beginObject().key("location").beginObject().key("uri").value(uri(a)).endObject().endObject();
+  w.endArray();
+  w.key("results").beginArray();
+  for (const SarifFile& f : files) {
+    if (!f.result)
+      continue;
+    const SourceManager& sm = *f.result->sources;
+    for (const Diagnostic& d : f.result->diagnostics) {
+      w.beginObject();
+      w.key("ruleId").value(d.code);
+      w.key("ruleIndex").value(static_cast<std::uint64_t>(ruleIndex[d.code]));
+      w.key("level").value(level(d.severity));
+      w.key("message").beginObject().key("text").value(d.message).endObject();
+      w.key("locations").beginArray().beginObject();
+      w.key("physicalLocation").beginObject();
+      std::string path = sm.contains(d.range.file) ? sm.name(d.range.file) : f.path;
+      w.key("artifactLocation").beginObject().key("uri").value(uri(path));
+      w.key("index").value(static_cast<std::uint64_t>(artifact(path))).endObject();
+      if (sm.contains(d.range.file))
+        region(w, d.range, sm);
+      w.endObject().endObject().endArray();
+      if (!d.notes.empty()) {
+        w.key("relatedLocations").beginArray();
+        for (std::size_t i = 0; i < d.notes.size(); ++i) {
+          const DiagNote& n = d.notes[i];
+          w.beginObject();
+          w.key("id").value(static_cast<std::uint64_t>(i));
+          if (sm.contains(n.range.file)) {
+            std::string np = sm.name(n.range.file);
+            w.key("physicalLocation").beginObject();
+            w.key("artifactLocation").beginObject().key("uri").value(uri(np));
+            w.key("index").value(static_cast<std::uint64_t>(artifact(np))).endObject();
+            region(w, n.range, sm);
+            w.endObject();
+          }
+          w.key("message").beginObject().key("text").value(n.message).endObject();
+          w.endObject();
+        }
+        w.endArray();
+      }
+      if (d.fix) {
+        w.key("fixes").beginArray().beginObject();
+        w.key("description").beginObject().key("text").value(d.fix->message).endObject();
+        w.key("artifactChanges").beginArray();
+        if (d.fix->range.valid() && sm.contains(d.fix->range.file)) {
+          std::string fp = sm.name(d.fix->range.file);
+          w.beginObject();
+          w.key("artifactLocation").beginObject().key("uri").value(uri(fp));
+          w.key("index").value(static_cast<std::uint64_t>(artifact(fp))).endObject();
+          w.key("replacements").beginArray().beginObject();
+          w.key("deletedRegion");
+          {
+            LineColumn b = sm.lineColumn(d.fix->range.file, d.fix->range.begin);
+            LineColumn e = sm.lineColumn(d.fix->range.file, d.fix->range.end);
+            w.beginObject().key("startLine").value(b.line).key("startColumn").value(b.column);
+            w.key("endLine").value(e.line).key("endColumn").value(e.column).endObject();
+          }
+          w.key("insertedContent").beginObject().key("text").value(d.fix->replacement).endObject();
+          w.endObject().endArray();
+          w.endObject();
+        }
+        w.endArray();
+        w.endObject().endArray();
+      }
+      w.key("properties").beginObject().key("family").value(toString(d.family)).endObject();
+      w.endObject();
+    }
+  }
+  w.endArray();
+  w.key("invocations").beginArray().beginObject();
+  bool ok = true;
+  for (const SarifFile& f : files)
+    ok &= f.result != nullptr;
+  w.key("executionSuccessful").value(ok);
+  if (!ok) {
+    w.key("toolExecutionNotifications").beginArray();
+    for (const SarifFile& f : files)
+      if (!f.result) {
+        w.beginObject().key("level").value("error");
+        w.key("message").beginObject().key("text").value("cannot read '" + f.path + "': " + f.error).endObject();
+        w.endObject();
+      }
+    w.endArray();
+  }
+  w.endObject().endArray();
+  w.key("properties").beginObject().key("compiler_revision").value(compiler.revision()).endObject();
+  w.endObject().endArray(); // run, runs
+  w.endObject();
+  return w.take();
+}
+
+} // namespace cake::driver

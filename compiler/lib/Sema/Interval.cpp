@@ -1,0 +1,110 @@
+// Interval arithmetic: sound bounds of integer operations, with exact results for exact inputs.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/Sema/Interval.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace cake::sema {
+
+namespace {
+__extension__ typedef __int128 I128;
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+bool fits(I128 v) { return v >= kMin && v <= kMax; }
+
+IntervalResult make(I128 lo, I128 hi) {
+  if (!fits(lo) || !fits(hi))
+    return {std::nullopt, IntervalError::Unbounded};
+  return {Interval{static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)},
+          IntervalError::None};
+}
+IntervalResult exactValue(std::int64_t v) { return {Interval{v, v}, IntervalError::None}; }
+IntervalResult unbounded() { return {std::nullopt, IntervalError::Unbounded}; }
+} // namespace
+
+IntervalResult applyBinary(ir::BinaryOp op, Interval x, Interval y) {
+  using ir::BinaryOp;
+  auto overflowOrUnbounded = [&]() -> IntervalResult {
+    return {std::nullopt, x.exact() && y.exact() ? IntervalError::Overflow : IntervalError::Unbounded};
+  };
+  switch (op) {
+  case BinaryOp::Add: {
+    I128 lo = I128(x.lo) + y.lo, hi = I128(x.hi) + y.hi;
+    return fits(lo) && fits(hi) ? make(lo, hi) : overflowOrUnbounded();
+  }
+  case BinaryOp::Sub: {
+    I128 lo = I128(x.lo) - y.hi, hi = I128(x.hi) - y.lo;
+    return fits(lo) && fits(hi) ? make(lo, hi) : overflowOrUnbounded();
+  }
+  case BinaryOp::Mul: {
+    I128 c[] = {I128(x.lo) * y.lo, I128(x.lo) * y.hi, I128(x.hi) * y.lo, I128(x.hi) * y.hi};
+    I128 lo = *std::min_element(c, c + 4), hi = *std::max_element(c, c + 4);
+    return fits(lo) && fits(hi) ? make(lo, hi) : overflowOrUnbounded();
+  }
+  case BinaryOp::Div:
+  case BinaryOp::Mod: {
+    if (y.exact() && y.lo == 0)
+      return {std::nullopt, IntervalError::DivideByZero};
+    if (y.lo <= 0 && y.hi >= 0)
+      return unbounded();
+    if (op == BinaryOp::Div) {
+      if (x.exact() && y.exact() && x.lo == kMin && y.lo == -1)
+        return overflowOrUnbounded();
+      I128 c[] = {I128(x.lo) / y.lo, I128(x.lo) / y.hi, I128(x.hi) / y.lo, I128(x.hi) / y.hi};
+      return make(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+    }
+    if (x.exact() && y.exact())
+      return exactValue(y.lo == -1 ? 0 : x.lo % y.lo);
+    std::int64_t m = std::max(y.lo == kMin ? kMax : std::abs(y.lo), std::abs(y.hi)) - 1;
+    if (x.lo >= 0) {
+      if (y.exact() && x.hi - x.lo < y.lo && x.lo % y.lo <= x.hi % y.lo)
+        return make(x.lo % y.lo, x.hi % y.lo);
+      return make(0, std::min<std::int64_t>(m, x.hi));
+    }
+    return make(-m, m);
+  }
+  case BinaryOp::Shl:
+  case BinaryOp::Shr: {
+    if (!y.exact() || y.lo < 0 || y.lo > 63)
+      return y.exact() ? overflowOrUnbounded() : unbounded();
+    if (op == BinaryOp::Shr)
+      return make(I128(x.lo) >> y.lo, I128(x.hi) >> y.lo);
+    if (y.lo > 62)
+      return overflowOrUnbounded();
+    I128 lo = I128(x.lo) * (I128(1) << y.lo), hi = I128(x.hi) * (I128(1) << y.lo);
+    return fits(lo) && fits(hi) ? make(lo, hi) : overflowOrUnbounded();
+  }
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor: {
+    if (x.exact() && y.exact()) {
+      std::int64_t v = op == BinaryOp::BitAnd ? (x.lo & y.lo)
+                       : op == BinaryOp::BitOr ? (x.lo | y.lo)
+                                               : (x.lo ^ y.lo);
+      return exactValue(v);
+    }
+    if (x.lo < 0 || y.lo < 0)
+      return unbounded();
+    if (op == BinaryOp::BitAnd)
+      return make(0, std::min(x.hi, y.hi));
+    std::int64_t top = std::max(x.hi, y.hi);
+    std::int64_t mask = 1;
+    while (mask <= top && mask < (std::int64_t(1) << 62))
+      mask <<= 1;
+    return make(0, mask - 1);
+  }
+  }
+  return unbounded();
+}
+
+std::optional<Interval> applyUnary(ir::UnaryOp op, Interval a) {
+  if (op == ir::UnaryOp::Neg) {
+    if (a.lo == kMin)
+      return std::nullopt;
+    return Interval{-a.hi, -a.lo};
+  }
+  return Interval{~a.hi, ~a.lo};
+}
+
+} // namespace cake::sema

@@ -1,0 +1,95 @@
+// Concrete unrolling of each role's program into a stream of operation executions ("steps")
+// with evaluated barrier elements, buffer footprints, attribute values and pipeline counters.
+// Private to the verifier.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/Registry/DefExpr.h"
+#include "cake/Sema/KernelModel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake::verify::detail {
+
+/// The region of a buffer an access touches: stage range and per-dimension index range.
+struct Footprint {
+  std::size_t buffer = 0;
+  sema::Interval stage{0, 0};
+  std::vector<sema::Interval> box;
+  bool overlaps(const Footprint& other) const;
+  std::string describe(const sema::KernelModel& model) const;
+};
+
+struct StepOperand {
+  bool present = false;
+  sema::EntityKind entity = sema::EntityKind::Buffer;
+  std::size_t entityIndex = 0;
+  /// mbarrier element; -1 for "the whole array" (unsubscripted), -2 when not computable.
+  std::int64_t element = -1;
+  std::optional<Footprint> footprint;
+};
+
+/// One execution of one operation by one role.
+struct Step {
+  std::size_t op = 0;
+  std::size_t role = 0;
+  /// Identity of the innermost enclosing loop iteration (0: straight-line code of the role).
+  std::uint64_t iteration = 0;
+  std::vector<StepOperand> operands;
+  /// Attribute values with run-time (expr) attributes evaluated for this execution; empty
+  /// when the operation has no run-time attribute (its static values apply).
+  std::vector<reg::DefValue> attributes;
+  /// (loop index, value) from the outermost enclosing loop inwards; tile loops give the tile.
+  std::vector<std::pair<std::size_t, std::int64_t>> loopValues;
+  /// Issuing instances per execution (threads, warps, warpgroups or 1).
+  std::int64_t instances = 1;
+};
+
+struct RoleStream {
+  std::size_t role = 0;
+  std::vector<Step> steps;
+};
+
+struct Program {
+  std::vector<RoleStream> roles;
+  std::int64_t ctas = 1;           ///< CTAs launched (persistent: min(tiles, SMs))
+  std::int64_t tilesPerCta = 1;    ///< tiles of the busiest CTA
+  std::int64_t tilesAnalysed = 1;  ///< tile-loop iterations unrolled per role
+  bool boundReached = false;       ///< the step budget stopped the unrolling
+  std::size_t totalSteps = 0;
+};
+
+/// Unrolls every role (tile loops capped at `tileCap` iterations, at most `maxSteps` steps in
+/// all). Operations must have passed the type checker.
+Program unroll(const ir::Module& module, const sema::KernelModel& model, std::size_t maxSteps,
+               std::int64_t tileCap);
+
+/// Issuing instances of `op` executed by `role` (by the primitive's issue scope).
+std::int64_t issueInstances(const sema::OpInfo& op, const sema::RoleInfo& role,
+                            const std::vector<reg::DefValue>& attributes);
+
+/// Attribute and operand facts of one step, for evaluating effect quantities.
+class StepContext : public reg::DefContext {
+public:
+  StepContext(const sema::OpInfo& op, const Step& step) : m_op(op), m_step(step) {}
+  const reg::OperandFacts* operand(std::size_t index) const override {
+    return index < m_op.operands.size() ? &m_op.operands[index].facts : nullptr;
+  }
+  reg::DefValue attribute(std::size_t index) const override {
+    const auto& values = m_step.attributes.empty() ? m_op.attributes : m_step.attributes;
+    return index < values.size() ? values[index] : reg::DefValue{};
+  }
+
+private:
+  const sema::OpInfo& m_op;
+  const Step& m_step;
+};
+
+/// Integer value of an effect quantity, or `fallback` when it is not statically known.
+std::int64_t quantity(const std::optional<reg::DefExpr>& expr, const StepContext& ctx,
+                      std::int64_t fallback);
+
+} // namespace cake::verify::detail

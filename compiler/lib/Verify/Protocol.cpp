@@ -1,0 +1,354 @@
+// mbarrier protocol by the phase model, independent of timing. Each role's executions on a
+// barrier element are grouped into visits (one per iteration of the innermost loop). Round n
+// of an element is the n-th signalling visit of every producer role: its arrivals must equal
+// the declared count and its expect-tx bytes the bytes delivered. A waiter's n-th visit
+// observes phase base + n (base 0, or -1 when it starts on the released state), so its parity
+// must alternate, and the phase must be one that the producers complete.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "Analyses.h"
+
+#include "cake/IR/Printer.h"
+#include "cake/Support/StringUtil.h"
+
+#include <algorithm>
+#include <map>
+
+namespace cake::verify::detail {
+
+std::string Context::where(const sema::OpInfo& o) const {
+  SourceRange r = opRange(o);
+  if (!r.valid())
+    return "?";
+  // Line numbers are resolved through the module's file by the caller's source manager; the
+  // op name is enough to identify the operation in messages.
+  return "'" + o.primitive->name + "'";
+}
+
+std::string Context::context(const Step& s) const {
+  std::string out;
+  for (const auto& [loop, value] : s.loopValues) {
+    const sema::LoopInfo& l = model.loops[loop];
+    if (!out.empty())
+      out += ' ';
+    if (l.overTiles)
+      out += "tile " + std::to_string(value);
+    else
+      out += l.var + "=" + std::to_string(value);
+  }
+  return out.empty() ? "before the loops" : out;
+}
+
+std::string Context::element(std::size_t barrier, std::int64_t element) const {
+  const sema::BarrierInfo& b = model.barriers[barrier];
+  if (b.size <= 1)
+    return b.name;
+  return b.name + "[" + std::to_string(element) + "]";
+}
+
+namespace {
+
+struct SignalVisit {
+  std::uint64_t iteration = 0;
+  std::int64_t arrivals = 0;
+  std::int64_t expect = 0;
+  std::int64_t complete = 0;
+  std::vector<const Step*> steps;
+};
+
+struct WaitVisit {
+  std::uint64_t iteration = 0;
+  std::vector<std::pair<const Step*, std::int64_t>> waits; // (step, parity)
+};
+
+struct PerRole {
+  std::vector<SignalVisit> signals;
+  std::vector<WaitVisit> waits;
+};
+
+bool listed(const std::vector<std::string>& roles, const std::string& role) {
+  return std::find(roles.begin(), roles.end(), role) != roles.end() ||
+         std::find(roles.begin(), roles.end(), "all") != roles.end();
+}
+
+std::string ordinal(std::int64_t n) {
+  std::int64_t k = n + 1;
+  std::string suffix = (k % 100 >= 11 && k % 100 <= 13) ? "th"
+                       : k % 10 == 1                   ? "st"
+                       : k % 10 == 2                   ? "nd"
+                       : k % 10 == 3                   ? "rd"
+                                                       : "th";
+  return std::to_string(k) + suffix;
+}
+
+} // namespace
+
+void checkProtocol(Context& ctx) {
+  const sema::KernelModel& model = ctx.model;
+  Reporter& rep = ctx.reporter;
+  // (barrier, element) → role → visits
+  std::map<std::pair<std::size_t, std::int64_t>, std::map<std::size_t, PerRole>> table;
+
+  for (const RoleStream& stream : ctx.program.roles) {
+    const sema::RoleInfo& role = model.roles[stream.role];
+    for (const Step& step : stream.steps) {
+      const sema::OpInfo& op = ctx.op(step);
+      StepContext sctx(op, step);
+      for (const reg::EffectDef& e : op.primitive->effects) {
+        if (!e.operandIndex || *e.operandIndex >= step.operands.size())
+          continue;
+        const StepOperand& so = step.operands[*e.operandIndex];
+        if (!so.present || so.entity != sema::EntityKind::MBarrier)
+          continue;
+        const sema::BarrierInfo& b = model.barriers[so.entityIndex];
+        if (e.kind == reg::EffectKind::Init)
+          continue;
+        bool signal = e.kind == reg::EffectKind::Arrive || e.kind == reg::EffectKind::Commit ||
+                      e.kind == reg::EffectKind::ExpectTx || e.kind == reg::EffectKind::CompleteTx;
+        bool wait = e.kind == reg::EffectKind::Wait;
+        if (!signal && !wait)
+          continue;
+        SourceRange at = ctx.operandRange(op, *e.operandIndex);
+        if (signal && !listed(b.producers, role.name)) {
+          Diagnostic* d = rep.report(VerifyId::SignallerNotProducer, at,
+                                     "role '" + role.name + "' signals '" + b.name +
+                                         "', but its producers are [" + join(b.producers, ", ") +
+                                         "]");
+          addNote(d, ctx.declRange(b.decl), "producers declared here");
+          ctx.brokenBarriers.insert(so.entityIndex);
+        }
+        if (wait && !listed(b.consumers, role.name)) {
+          Diagnostic* d = rep.report(VerifyId::WaiterNotConsumer, at,
+                                     "role '" + role.name + "' waits on '" + b.name +
+                                         "', but its consumers are [" + join(b.consumers, ", ") +
+                                         "]");
+          addNote(d, ctx.declRange(b.decl), "consumers declared here");
+          ctx.brokenBarriers.insert(so.entityIndex);
+        }
+        if (so.element == -2) {
+          rep.report(VerifyId::AnalysisBound, at,
+                     "the index of '" + b.name + "' is not statically known here, so its phase "
+                     "protocol is not verified; index barrier arrays with a pipeline slot or a "
+                     "constant");
+          ctx.brokenBarriers.insert(so.entityIndex);
+          continue;
+        }
+        std::vector<std::int64_t> elements;
+        if (so.element == -1)
+          for (std::int64_t i = 0; i < b.size; ++i)
+            elements.push_back(i);
+        else
+          elements.push_back(so.element);
+        for (std::int64_t el : elements) {
+          PerRole& pr = table[{so.entityIndex, el}][stream.role];
+          if (signal) {
+            // A visit is one loop iteration's signals, split where a role completes one phase
+            // and starts arriving for the next (two phases in one straight-line block).
+            bool arrives = e.kind == reg::EffectKind::Arrive || e.kind == reg::EffectKind::Commit;
+            bool full = !pr.signals.empty() && pr.signals.back().arrivals >= b.count;
+            if (pr.signals.empty() || pr.signals.back().iteration != step.iteration ||
+                (arrives && full)) {
+              pr.signals.emplace_back();
+              pr.signals.back().iteration = step.iteration;
+            }
+            SignalVisit& v = pr.signals.back();
+            if (v.steps.empty() || v.steps.back() != &step)
+              v.steps.push_back(&step);
+            switch (e.kind) {
+            case reg::EffectKind::Arrive:
+              v.arrivals += quantity(e.count, sctx, 1) * step.instances;
+              break;
+            case reg::EffectKind::Commit:
+              v.arrivals += step.instances;
+              break;
+            case reg::EffectKind::ExpectTx:
+              v.expect += quantity(e.bytes, sctx, 0) * step.instances;
+              break;
+            case reg::EffectKind::CompleteTx:
+              v.complete += quantity(e.bytes, sctx, 0) * step.instances;
+              break;
+            default:
+              break;
+            }
+          } else {
+            // Waits for a different parity in the same iteration observe the next phase.
+            std::int64_t parity = quantity(e.parity, sctx, -1);
+            if (pr.waits.empty() || pr.waits.back().iteration != step.iteration ||
+                pr.waits.back().waits.front().second != parity) {
+              pr.waits.emplace_back();
+              pr.waits.back().iteration = step.iteration;
+            }
+            pr.waits.back().waits.emplace_back(&step, parity);
+          }
+        }
+      }
+    }
+  }
+
+  for (auto& [key, roles] : table) {
+    const auto [bi, el] = key;
+    const sema::BarrierInfo& b = model.barriers[bi];
+    std::string name = ctx.element(bi, el);
+    BarrierSummary summary;
+    summary.name = b.name;
+    summary.element = el;
+    summary.count = b.count;
+    std::size_t rounds = 0;
+    for (const auto& [r, pr] : roles) {
+      rounds = std::max(rounds, pr.signals.size());
+      if (!pr.signals.empty())
+        summary.producers.push_back(model.roles[r].name);
+      if (!pr.waits.empty())
+        summary.waiters.push_back(model.roles[r].name);
+    }
+    bool healthy = !ctx.brokenBarriers.count(bi);
+
+    // Arrivals and transaction bytes per round.
+    for (std::size_t n = 0; n < rounds && healthy; ++n) {
+      std::int64_t arrivals = 0, expect = 0, complete = 0;
+      for (const auto& [r, pr] : roles) {
+        if (n < pr.signals.size()) {
+          arrivals += pr.signals[n].arrivals;
+          expect += pr.signals[n].expect;
+          complete += pr.signals[n].complete;
+        }
+      }
+      if (n == 0) {
+        summary.arrivalsPerPhase = arrivals;
+        summary.expectTxPerPhase = expect;
+        summary.deliveredTxPerPhase = complete;
+      }
+      if (arrivals != b.count) {
+        Diagnostic* d = rep.report(
+            VerifyId::ArrivalCount, ctx.declRange(b.decl),
+            "'" + name + "' is initialised for " + std::to_string(b.count) +
+                " arrival(s) per phase, but its " + ordinal(std::int64_t(n)) + " phase receives " +
+                std::to_string(arrivals) +
+                (arrivals < b.count ? ": the phase never completes and its waiters hang"
+                                    : ": phases complete early and waiters pass before every "
+                                      "producer is done"),
+            std::to_string(el));
+        for (const auto& [r, pr] : roles) {
+          if (n >= pr.signals.size())
+            continue;
+          for (const Step* s : pr.signals[n].steps) {
+            const sema::OpInfo& op = ctx.op(*s);
+            addNote(d, ctx.opRange(op),
+                    "'" + model.roles[r].name + "' arrives here (" + ctx.context(*s) + "): " +
+                        std::to_string(s->instances) + " issuing instance(s) of '" +
+                        op.primitive->name + "'");
+          }
+        }
+        if (const ir::Attribute* c = b.decl->attribute("count"))
+          addNote(d, rep.range(c->id), "count declared here");
+        ctx.brokenBarriers.insert(bi);
+        healthy = false;
+        break;
+      }
+      if ((expect != 0 || complete != 0) && expect != complete) {
+        const Step* expectStep = nullptr;
+        const Step* completeStep = nullptr;
+        for (const auto& [r, pr] : roles) {
+          if (n >= pr.signals.size())
+            continue;
+          for (const Step* s : pr.signals[n].steps) {
+            for (const reg::EffectDef& e : ctx.op(*s).primitive->effects) {
+              if (e.kind == reg::EffectKind::ExpectTx && !expectStep)
+                expectStep = s;
+              if (e.kind == reg::EffectKind::CompleteTx && !completeStep)
+                completeStep = s;
+            }
+          }
+        }
+        const Step* anchor = expectStep ? expectStep : completeStep;
+        Diagnostic* d = rep.report(
+            VerifyId::ExpectTxMismatch, ctx.opRange(ctx.op(*anchor)),
+            "'" + name + "' expects " + std::to_string(expect) + " transaction bytes per phase, "
+                "but the copies signalling it deliver " + std::to_string(complete) +
+                (expect > complete ? ": the phase never completes" : ": the tx-count underflows"),
+            std::to_string(el));
+        for (const auto& [r, pr] : roles) {
+          if (n >= pr.signals.size())
+            continue;
+          for (const Step* s : pr.signals[n].steps) {
+            const sema::OpInfo& op = ctx.op(*s);
+            StepContext sctx(op, *s);
+            for (const reg::EffectDef& e : op.primitive->effects)
+              if (e.kind == reg::EffectKind::CompleteTx)
+                addNote(d, ctx.opRange(op),
+                        "delivers " + std::to_string(quantity(e.bytes, sctx, 0)) + " bytes");
+          }
+        }
+        ctx.brokenBarriers.insert(bi);
+        healthy = false;
+        break;
+      }
+    }
+    summary.phasesCompleted = healthy ? std::int64_t(rounds) : 0;
+
+    // Parity cadence and phases without a producer, per waiting role.
+    for (const auto& [r, pr] : roles) {
+      if (pr.waits.empty() || !healthy)
+        continue;
+      std::int64_t p0 = pr.waits[0].waits[0].second;
+      if (p0 < 0)
+        continue;
+      std::int64_t base = p0 == 1 ? -1 : 0;
+      bool stop = false;
+      for (std::size_t n = 0; n < pr.waits.size() && !stop; ++n) {
+        for (const auto& [step, parity] : pr.waits[n].waits) {
+          if (parity < 0)
+            continue;
+          std::int64_t expected = (p0 + std::int64_t(n)) & 1;
+          const sema::OpInfo& op = ctx.op(*step);
+          if (parity != expected) {
+            Diagnostic* d = rep.report(
+                VerifyId::ParityCadence, ctx.opRange(op),
+                "the " + ordinal(std::int64_t(n)) + " wait of '" + model.roles[r].name +
+                    "' on '" + name + "' (" + ctx.context(*step) + ") waits for parity " +
+                    std::to_string(parity) + ", but the phase it must observe has parity " +
+                    std::to_string(expected) +
+                    ": the parity has to flip every time the ring returns to this slot; as "
+                    "written the wait passes on a stale phase (a race) or hangs");
+            if (n > 0)
+              addNote(d, ctx.opRange(ctx.op(*pr.waits[n - 1].waits[0].first)),
+                      "the previous wait on '" + name + "' (" +
+                          ctx.context(*pr.waits[n - 1].waits[0].first) + ") used parity " +
+                          std::to_string(pr.waits[n - 1].waits[0].second));
+            setFix(d, "derive the parity from the pipeline: parity=P.phase (consumers) or "
+                      "parity=P.phase ^ 1 (producers waiting on a free-slot barrier)");
+            ctx.brokenBarriers.insert(bi);
+            stop = true;
+            break;
+          }
+          std::int64_t phase = base + std::int64_t(n);
+          if (phase >= std::int64_t(rounds)) {
+            std::string producers = summary.producers.empty() ? "no role" : join(summary.producers, ", ");
+            Diagnostic* d = rep.report(
+                VerifyId::DeadlockNoProducer, ctx.opRange(op),
+                "'" + model.roles[r].name + "' waits for phase " + std::to_string(phase) +
+                    " of '" + name + "' (" + ctx.context(*step) + "), but " + producers +
+                    (summary.producers.empty()
+                         ? " ever signals it: the wait never completes"
+                         : " complete" + std::string(summary.producers.size() == 1 ? "s" : "") +
+                               " only " + std::to_string(rounds) +
+                               " phase(s) of it: the wait never completes"));
+            for (const auto& [pr2, other] : roles) {
+              if (other.signals.empty())
+                continue;
+              const Step* last = other.signals.back().steps.back();
+              addNote(d, ctx.opRange(ctx.op(*last)),
+                      "last signal by '" + model.roles[pr2].name + "' (" + ctx.context(*last) + ")");
+            }
+            addNote(d, ctx.declRange(b.decl), "barrier declared here");
+            ctx.brokenBarriers.insert(bi);
+            stop = true;
+            break;
+          }
+        }
+      }
+    }
+    ctx.result.barriers.push_back(std::move(summary));
+  }
+}
+
+} // namespace cake::verify::detail

@@ -1,0 +1,226 @@
+// Resources against the exact target: shared memory (buffers, stages and the barrier storage
+// lowering adds), tensor-memory columns, register budgets of warp roles (setmaxnreg), named
+// barriers, overlapping buffers, and the residency (CTAs per SM) each resource allows.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "Analyses.h"
+
+#include <algorithm>
+#include <set>
+
+namespace cake::verify::detail {
+
+namespace {
+/// "163,840 B": digits grouped by thousands.
+std::string bytes(std::int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    std::size_t left = digits.size() - i;
+    if (i > 0 && left % 3 == 0 && digits[i - 1] != '-')
+      out += ',';
+    out += digits[i];
+  }
+  return out + " B";
+}
+} // namespace
+
+void checkResources(Context& ctx) {
+  const sema::KernelModel& m = ctx.model;
+  Reporter& rep = ctx.reporter;
+  const target::Target* t = m.target;
+  ResourceSummary& res = ctx.result.resources;
+  res.threads = m.threadsPerCta();
+
+  // --- shared memory -------------------------------------------------------------------------
+  std::int64_t barrierElements = 0;
+  for (const sema::BarrierInfo& b : m.barriers)
+    if (!b.named)
+      barrierElements += b.size;
+  bool anyTmem = std::any_of(m.buffers.begin(), m.buffers.end(),
+                             [](const sema::BufferInfo& b) { return b.space == ir::Space::Tmem; });
+  res.smemBuffers = m.smemBytes();
+  // Lowering places 8-byte mbarriers (and the 4-byte TMEM base address) after the buffers.
+  res.smemBarriers = barrierElements * 8 + (anyTmem ? 8 : 0);
+  res.smemTotal = ((res.smemBuffers + 7) / 8) * 8 + res.smemBarriers;
+  res.smemLimit = t ? t->limit("smem_per_cta_bytes") : 0;
+  if (t && res.smemTotal > res.smemLimit) {
+    const sema::BufferInfo* last = nullptr;
+    for (const sema::BufferInfo& b : m.buffers)
+      if (b.space == ir::Space::Smem && (!last || b.offset + b.totalBytes() > last->offset + last->totalBytes()))
+        last = &b;
+    SourceRange at = last ? ctx.declRange(last->decl) : rep.range(ctx.module.kernel->name.id);
+    Diagnostic* d = rep.report(
+        VerifyId::SmemCapacity, at,
+        "shared memory needs " + bytes(res.smemTotal) + " (" + bytes(res.smemBuffers) +
+            " of buffers incl. stages + " + bytes(res.smemBarriers) +
+            " of barriers) but " + m.targetName + " allows " + bytes(res.smemLimit) + " per CTA");
+    if (last)
+      addNote(d, ctx.declRange(last->decl),
+              "'" + last->name + "' ends at byte " + std::to_string(last->offset + last->totalBytes()) +
+                  " (" + std::to_string(last->stages) + " stage(s) of " + bytes(last->stageBytes()) + ")");
+    setFix(d, "reduce the stage count or the tile size");
+  }
+  // Overlapping buffers outside pools.
+  for (std::size_t i = 0; i < m.buffers.size(); ++i) {
+    const sema::BufferInfo& a = m.buffers[i];
+    if (a.space != ir::Space::Smem)
+      continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      const sema::BufferInfo& b = m.buffers[j];
+      if (b.space != ir::Space::Smem || (!a.pool.empty() && a.pool == b.pool))
+        continue;
+      bool overlap = a.offset < b.offset + b.totalBytes() && b.offset < a.offset + a.totalBytes();
+      if (!overlap)
+        continue;
+      Diagnostic* d = rep.report(
+          VerifyId::SmemOverlap, ctx.declRange(a.decl),
+          "'" + a.name + "' (bytes " + std::to_string(a.offset) + ".." +
+              std::to_string(a.offset + a.totalBytes()) + ") overlaps '" + b.name + "' (bytes " +
+              std::to_string(b.offset) + ".." + std::to_string(b.offset + b.totalBytes()) +
+              "); buffers that share bytes must be views of one pool");
+      addNote(d, ctx.declRange(b.decl), "'" + b.name + "' declared here");
+    }
+  }
+
+  // --- tensor memory ------------------------------------------------------------------------
+  std::vector<const sema::BufferInfo*> tmem;
+  for (const sema::BufferInfo& b : m.buffers)
+    if (b.space == ir::Space::Tmem)
+      tmem.push_back(&b);
+  for (std::size_t i = 0; i < tmem.size(); ++i) {
+    const sema::BufferInfo& b = *tmem[i];
+    std::int64_t width = b.colEnd - b.colBegin;
+    res.tmemColumns = std::max(res.tmemColumns, b.colEnd);
+    bool pow2 = width > 0 && (width & (width - 1)) == 0;
+    if (!pow2 || width < 32 || width > 512) {
+      const ir::Attribute* cols = b.decl->attribute("cols");
+      rep.report(VerifyId::TmemAllocationShape, cols ? rep.range(cols->value->id) : ctx.declRange(b.decl),
+                 "'" + b.name + "' spans " + std::to_string(width) +
+                     " TMEM columns; tcgen05.alloc allocates a power of two in [32, 512]");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      const sema::BufferInfo& o = *tmem[j];
+      if (b.colBegin < o.colEnd && o.colBegin < b.colEnd) {
+        Diagnostic* d = rep.report(VerifyId::TmemOverlap, ctx.declRange(b.decl),
+                                   "'" + b.name + "' (columns " + std::to_string(b.colBegin) + ".." +
+                                       std::to_string(b.colEnd) + ") overlaps '" + o.name +
+                                       "' (columns " + std::to_string(o.colBegin) + ".." +
+                                       std::to_string(o.colEnd) + ")");
+        addNote(d, ctx.declRange(o.decl), "'" + o.name + "' declared here");
+      }
+    }
+  }
+  if (t && res.tmemColumns > t->limit("tmem_columns") && !tmem.empty()) {
+    rep.report(VerifyId::TmemCapacity, ctx.declRange(tmem.back()->decl),
+               "tensor memory columns up to " + std::to_string(res.tmemColumns) + " are used, but " +
+                   m.targetName + " has " + std::to_string(t->limit("tmem_columns")));
+  }
+
+  // --- registers ----------------------------------------------------------------------------
+  std::int64_t threads = res.threads;
+  bool budgets = std::any_of(m.roles.begin(), m.roles.end(),
+                             [](const sema::RoleInfo& r) { return r.registers.has_value(); });
+  std::int64_t perSm = t ? t->limit("registers_per_sm") : 65536;
+  std::int64_t maxPerThread = t ? t->limit("registers_per_thread") : 255;
+  if (threads > 0) {
+    std::int64_t launch = std::min<std::int64_t>((perSm / threads) / 8 * 8, maxPerThread / 8 * 8);
+    res.launchRegisters = budgets ? launch : 0;
+    if (budgets) {
+      std::int64_t total = 0;
+      for (const sema::RoleInfo& r : m.roles) {
+        std::int64_t regs = r.registers.value_or(launch);
+        total += regs * r.threads();
+        if (!r.registers)
+          continue;
+        const ir::Attribute* a = r.decl->attribute("regs");
+        SourceRange at = a ? rep.range(a->value->id) : ctx.declRange(r.decl);
+        if (*r.registers % 8 != 0)
+          rep.report(VerifyId::RegisterBudget, at,
+                     "role '" + r.name + "' asks for " + std::to_string(*r.registers) +
+                         " registers per thread; setmaxnreg takes multiples of 8 in [24, 256]");
+        if (r.warpBegin % 4 != 0 || r.warps() % 4 != 0)
+          rep.report(VerifyId::RegisterAlignment, at,
+                     "role '" + r.name + "' (warps " + std::to_string(r.warpBegin) + ".." +
+                         std::to_string(r.warpEnd) +
+                         ") has a register budget but is not made of whole warpgroups; "
+                         "setmaxnreg applies to aligned groups of 4 warps");
+      }
+      if (total > launch * threads) {
+        const sema::RoleInfo* biggest = nullptr;
+        for (const sema::RoleInfo& r : m.roles)
+          if (r.registers && (!biggest || *r.registers > *biggest->registers))
+            biggest = &r;
+        Diagnostic* d = rep.report(
+            VerifyId::RegisterTotal, ctx.declRange(biggest->decl),
+            "the role budgets need " + std::to_string(total) + " registers, but the CTA of " +
+                std::to_string(threads) + " threads is launched with " + std::to_string(launch) +
+                " per thread = " + std::to_string(launch * threads) +
+                "; setmaxnreg only moves registers between warpgroups");
+        for (const sema::RoleInfo& r : m.roles)
+          addNote(d, ctx.declRange(r.decl),
+                  "'" + r.name + "': " + std::to_string(r.threads()) + " threads x " +
+                      std::to_string(r.registers.value_or(launch)) + " registers");
+      }
+    }
+  }
+
+  // --- named barriers -----------------------------------------------------------------------
+  std::int64_t named = 1; // id 0 is the CTA barrier
+  const sema::BarrierInfo* lastNamed = nullptr;
+  for (const sema::BarrierInfo& b : m.barriers)
+    if (b.named) {
+      ++named;
+      lastNamed = &b;
+    }
+  // Role-wide syncs (reduce.cta) of a role smaller than the CTA take a named barrier each.
+  std::set<std::string> roleSyncs;
+  for (const sema::OpInfo& op : m.ops)
+    for (const reg::EffectDef& e : op.primitive->effects)
+      if (e.kind == reg::EffectKind::Sync && !e.operandIndex && e.syncScope == "role")
+        for (const std::string& r : op.roles)
+          if (m.roles.size() > 1)
+            roleSyncs.insert(r);
+  named += std::int64_t(roleSyncs.size());
+  if (t && named > t->limit("named_barriers"))
+    rep.report(VerifyId::NamedBarrierLimit,
+               lastNamed ? ctx.declRange(lastNamed->decl) : rep.range(ctx.module.kernel->name.id),
+               "the kernel needs " + std::to_string(named) + " hardware barriers (CTA barrier + " +
+                   std::to_string(named - 1) + " named), but " + m.targetName + " has " +
+                   std::to_string(t->limit("named_barriers")));
+
+  // --- residency ----------------------------------------------------------------------------
+  if (t && threads > 0) {
+    auto bound = [&](std::string resource, std::int64_t ctas, std::string detail) {
+      res.bounds.push_back({std::move(resource), std::max<std::int64_t>(0, ctas), std::move(detail)});
+    };
+    bound("threads", t->limit("threads_per_sm") / threads,
+          std::to_string(threads) + " of " + std::to_string(t->limit("threads_per_sm")) + " threads");
+    std::int64_t smemPerCta = res.smemTotal + t->limit("smem_reserved_per_cta_bytes");
+    if (res.smemTotal > 0)
+      bound("shared memory", t->limit("smem_per_sm_bytes") / smemPerCta,
+            bytes(smemPerCta) + " (incl. the reserved " +
+                bytes(t->limit("smem_reserved_per_cta_bytes")) + ") of " +
+                bytes(t->limit("smem_per_sm_bytes")));
+    if (budgets && res.launchRegisters > 0)
+      bound("registers", perSm / (res.launchRegisters * threads),
+            std::to_string(res.launchRegisters * threads) + " of " + std::to_string(perSm) + " registers");
+    bound("CTA slots", t->limit("ctas_per_sm"), std::to_string(t->limit("ctas_per_sm")) + " CTAs per SM");
+    auto best = std::min_element(res.bounds.begin(), res.bounds.end(),
+                                 [](const ResidencyBound& a, const ResidencyBound& b) {
+                                   return a.ctasPerSm < b.ctasPerSm;
+                                 });
+    res.binding = best->resource;
+    res.residency = best->ctasPerSm;
+    std::string others;
+    for (const ResidencyBound& b : res.bounds)
+      if (&b != &*best)
+        others += (others.empty() ? "" : ", ") + b.resource + " " + std::to_string(b.ctasPerSm);
+    if (!others.empty())
+      others = "; other limits (CTAs per SM): " + others;
+    rep.report(VerifyId::Residency, rep.range(ctx.module.kernel->name.id),
+               "at most " + std::to_string(res.residency) + " CTA(s) per SM, bound by " +
+                   res.binding + " (" + best->detail + ")" + others +
+                   (budgets ? "" : "; registers are decided by ptxas (no role budget declared)"));
+  }
+}
+
+} // namespace cake::verify::detail

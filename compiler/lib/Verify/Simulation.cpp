@@ -1,0 +1,881 @@
+// Joint execution of all roles under the mbarrier phase model. Roles advance one operation per
+// round; a wait passes when the barrier's current phase parity differs from the awaited one;
+// CTA and named barriers are rendezvous. Happens-before is tracked with vector clocks
+// (arrivals release, waits acquire, rendezvous join), so shared- and tensor-memory accesses of
+// different roles that no barrier orders are races. Asynchronous accesses take effect when
+// their group retires (wait_group, tcgen05.commit) or, for TMA, before their complete_tx.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "Analyses.h"
+
+#include "cake/Support/StringUtil.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace cake::verify::detail {
+
+namespace {
+
+using Clock = std::vector<std::uint64_t>;
+
+void join(Clock& into, const Clock& from) {
+  for (std::size_t i = 0; i < into.size() && i < from.size(); ++i)
+    into[i] = std::max(into[i], from[i]);
+}
+
+struct Access {
+  std::size_t role = 0;
+  bool write = false;
+  Footprint footprint;
+  std::uint64_t stamp = 0; ///< the role's clock component when the access took effect
+  const Step* step = nullptr;
+  bool asyncProxy = false;
+  std::uint64_t issued = 0; ///< simulation time the access was issued
+  std::uint64_t done = 0;   ///< simulation time it completed (retirement for async work)
+};
+
+/// One access of a pool view, for the liveness check of aliasing views.
+struct ViewAccess {
+  bool write = false;
+  std::uint64_t issued = 0;
+  std::uint64_t done = 0;
+  const Step* step = nullptr;
+  std::size_t role = 0;
+};
+
+struct GenericWrite {
+  std::size_t role = 0;
+  Footprint footprint;
+  const Step* step = nullptr;
+  bool fenced = false;
+  std::uint64_t stamp = 0;
+};
+
+struct ElementState {
+  std::int64_t phase = 0;
+  std::int64_t remaining = 0;
+  std::int64_t tx = 0;
+  Clock release;
+  Clock completed;
+  std::int64_t completeEvent = -1;
+  bool initialized = false;
+  std::size_t initRole = 0;
+  std::uint64_t initStamp = 0;
+};
+
+struct PendingAccess {
+  Access access;
+  bool proxyRead = false;
+};
+
+struct RoleState {
+  std::size_t pc = 0;
+  bool done = false;
+  Clock clock;
+  bool blocked = false;
+  std::uint64_t blockedSince = 0;
+  std::int64_t ctaSyncs = 0;
+  std::map<std::size_t, std::int64_t> namedSyncs;
+  // Async groups of this role: open (not yet committed) and committed, oldest first.
+  std::map<std::string, std::vector<PendingAccess>> open;
+  std::map<std::string, std::deque<std::vector<PendingAccess>>> committed;
+};
+
+struct Rendezvous {
+  std::vector<std::size_t> arrived;
+  Clock joined;
+  std::uint64_t firstArrival = 0;
+  bool complete = false;
+};
+
+class Simulator {
+public:
+  explicit Simulator(Context& ctx) : m_ctx(ctx), m_model(ctx.model) {
+    std::size_t roles = m_model.roles.size();
+    m_roles.resize(roles);
+    for (RoleState& r : m_roles)
+      r.clock.assign(roles, 0);
+    m_barriers.resize(m_model.barriers.size());
+    for (std::size_t b = 0; b < m_model.barriers.size(); ++b) {
+      m_barriers[b].resize(std::size_t(std::max<std::int64_t>(1, m_model.barriers[b].size)));
+      for (ElementState& e : m_barriers[b]) {
+        e.remaining = m_model.barriers[b].count;
+        e.release.assign(roles, 0);
+        e.completed.assign(roles, 0);
+      }
+    }
+    // Which barriers are ever initialised (anywhere in any role's program).
+    m_initSomewhere.assign(m_model.barriers.size(), false);
+    for (const RoleStream& s : ctx.program.roles)
+      for (const Step& step : s.steps)
+        for (const reg::EffectDef& e : ctx.op(step).primitive->effects)
+          if (e.kind == reg::EffectKind::Init && e.operandIndex &&
+              step.operands[*e.operandIndex].present)
+            m_initSomewhere[step.operands[*e.operandIndex].entityIndex] = true;
+    m_tmemAlloc.assign(m_model.buffers.size(), {false, 0, 0, nullptr, false});
+  }
+
+  void run() {
+    const auto& streams = m_ctx.program.roles;
+    while (true) {
+      bool progress = false, allDone = true;
+      for (std::size_t r = 0; r < streams.size(); ++r) {
+        RoleState& rs = m_roles[r];
+        if (rs.done)
+          continue;
+        if (rs.pc >= streams[r].steps.size()) {
+          rs.done = true;
+          continue;
+        }
+        allDone = false;
+        if (tryStep(r, streams[r].steps[rs.pc])) {
+          ++rs.pc;
+          rs.blocked = false;
+          progress = true;
+          if (rs.pc >= streams[r].steps.size())
+            rs.done = true;
+        } else if (!rs.blocked) {
+          rs.blocked = true;
+          rs.blockedSince = m_time;
+        }
+      }
+      if (allDone)
+        break;
+      if (!progress) {
+        // A truncated program (analysis bound) cannot be judged for deadlock.
+        if (!m_ctx.program.boundReached)
+          diagnoseDeadlock();
+        m_ctx.result.deadlock = true;
+        return;
+      }
+    }
+    finish();
+  }
+
+private:
+  // ------------------------------------------------------------------ stepping
+  ElementState* element(const StepOperand& so, std::int64_t el) {
+    if (!so.present || so.entity != sema::EntityKind::MBarrier || el < 0)
+      return nullptr;
+    auto& elems = m_barriers[so.entityIndex];
+    return std::size_t(el) < elems.size() ? &elems[std::size_t(el)] : nullptr;
+  }
+
+  const StepOperand* operandOf(const Step& s, const reg::EffectDef& e) {
+    if (!e.operandIndex || *e.operandIndex >= s.operands.size())
+      return nullptr;
+    const StepOperand& so = s.operands[*e.operandIndex];
+    return so.present ? &so : nullptr;
+  }
+
+  /// Rendezvous key of a sync effect: (named barrier index or SIZE_MAX for the CTA, count).
+  std::pair<std::size_t, std::int64_t> syncKey(std::size_t r, const Step& s, const reg::EffectDef& e) {
+    const StepOperand* so = operandOf(s, e);
+    if (so && so->entity == sema::EntityKind::NBarrier)
+      return {so->entityIndex, m_roles[r].namedSyncs[so->entityIndex]};
+    return {SIZE_MAX, m_roles[r].ctaSyncs};
+  }
+
+  std::vector<std::size_t> participants(std::size_t named) const {
+    std::vector<std::size_t> out;
+    if (named == SIZE_MAX) {
+      for (std::size_t r = 0; r < m_model.roles.size(); ++r)
+        out.push_back(r);
+      return out;
+    }
+    const sema::BarrierInfo& b = m_model.barriers[named];
+    for (std::size_t r = 0; r < m_model.roles.size(); ++r)
+      if (std::find(b.roles.begin(), b.roles.end(), m_model.roles[r].name) != b.roles.end() ||
+          std::find(b.roles.begin(), b.roles.end(), "all") != b.roles.end())
+        out.push_back(r);
+    return out;
+  }
+
+  /// Returns false when the step must wait (a barrier phase or a rendezvous).
+  bool tryStep(std::size_t r, const Step& s) {
+    const sema::OpInfo& op = m_ctx.op(s);
+    RoleState& rs = m_roles[r];
+    StepContext sctx(op, s);
+    // Blocking effects first.
+    for (const reg::EffectDef& e : op.primitive->effects) {
+      if (e.kind == reg::EffectKind::Wait) {
+        const StepOperand* so = operandOf(s, e);
+        if (!so || so->element < 0)
+          continue;
+        ElementState* es = element(*so, so->element);
+        if (!es)
+          continue;
+        checkInit(r, s, *so, op, e);
+        std::int64_t parity = quantity(e.parity, sctx, -1);
+        if (parity >= 0 && (es->phase & 1) == parity)
+          return false;
+      } else if (e.kind == reg::EffectKind::Sync) {
+        if (!e.operandIndex && e.syncScope == "role")
+          continue; // a barrier among this role's own threads
+        auto key = syncKey(r, s, e);
+        auto people = participants(key.first);
+        if (std::find(people.begin(), people.end(), r) == people.end()) {
+          const StepOperand* so = operandOf(s, e);
+          Diagnostic* d = m_ctx.reporter.report(
+              VerifyId::NamedBarrierDivergence, m_ctx.opRange(op),
+              "role '" + m_model.roles[r].name + "' syncs on '" +
+                  (so ? m_model.barriers[so->entityIndex].name : std::string("?")) +
+                  "', which does not list it among its roles: the hardware thread count of the "
+                  "barrier is exceeded");
+          if (so)
+            addNote(d, m_ctx.declRange(m_model.barriers[so->entityIndex].decl),
+                    "named barrier declared here");
+          continue;
+        }
+        Rendezvous& rv = m_rendezvous[key];
+        if (std::find(rv.arrived.begin(), rv.arrived.end(), r) == rv.arrived.end()) {
+          if (rv.arrived.empty()) {
+            rv.joined.assign(m_model.roles.size(), 0);
+            rv.firstArrival = m_time;
+          }
+          rv.arrived.push_back(r);
+          join(rv.joined, rs.clock);
+        }
+        if (rv.arrived.size() < people.size())
+          return false;
+        rv.complete = true;
+      }
+    }
+    // The step executes.
+    ++m_time;
+    ++rs.clock[r];
+    std::size_t issueEvent = m_ctx.result.trace.size();
+    record(TraceEvent::Kind::Issue, r, s, "", -1, -1, -1, 0);
+    (void)issueEvent;
+    for (const reg::EffectDef& e : op.primitive->effects) {
+      const StepOperand* so = operandOf(s, e);
+      switch (e.kind) {
+      case reg::EffectKind::Wait: {
+        if (!so || so->element < 0)
+          break;
+        ElementState* es = element(*so, so->element);
+        if (!es)
+          break;
+        join(rs.clock, es->completed);
+        TraceEvent& ev = record(TraceEvent::Kind::Wait, r, s, m_model.barriers[so->entityIndex].name,
+                                so->element, es->phase - 1, quantity(e.parity, sctx, -1), 0);
+        ev.start = rs.blocked ? rs.blockedSince : m_time;
+        ev.cause = es->completeEvent;
+        break;
+      }
+      case reg::EffectKind::Sync: {
+        if (!e.operandIndex && e.syncScope == "role")
+          break;
+        auto key = syncKey(r, s, e);
+        auto it = m_rendezvous.find(key);
+        if (it == m_rendezvous.end())
+          break;
+        join(rs.clock, it->second.joined);
+        TraceEvent& ev = record(TraceEvent::Kind::Sync, r, s,
+                                key.first == SIZE_MAX ? "cta" : m_model.barriers[key.first].name,
+                                -1, -1, -1, 0);
+        ev.start = it->second.firstArrival;
+        if (key.first == SIZE_MAX)
+          ++rs.ctaSyncs;
+        else
+          ++rs.namedSyncs[key.first];
+        break;
+      }
+      case reg::EffectKind::Init: {
+        if (!so)
+          break;
+        for (ElementState& es : m_barriers[so->entityIndex]) {
+          es.initialized = true;
+          es.initRole = r;
+          es.initStamp = rs.clock[r];
+        }
+        break;
+      }
+      case reg::EffectKind::Arrive:
+      case reg::EffectKind::Commit:
+      case reg::EffectKind::ExpectTx:
+      case reg::EffectKind::CompleteTx: {
+        if (e.kind == reg::EffectKind::Commit)
+          retireGroup(r, e.group, 0, /*includeOpen=*/true);
+        if (!so || so->element < 0)
+          break;
+        ElementState* es = element(*so, so->element);
+        if (!es)
+          break;
+        checkInit(r, s, *so, op, e);
+        std::int64_t amount = 0;
+        TraceEvent::Kind kind = TraceEvent::Kind::Arrive;
+        if (e.kind == reg::EffectKind::Arrive) {
+          amount = quantity(e.count, sctx, 1) * s.instances;
+          es->remaining -= amount;
+        } else if (e.kind == reg::EffectKind::Commit) {
+          amount = s.instances;
+          es->remaining -= amount;
+          kind = TraceEvent::Kind::Commit;
+        } else if (e.kind == reg::EffectKind::ExpectTx) {
+          amount = quantity(e.bytes, sctx, 0) * s.instances;
+          es->tx += amount;
+          kind = TraceEvent::Kind::ExpectTx;
+        } else {
+          amount = quantity(e.bytes, sctx, 0) * s.instances;
+          es->tx -= amount;
+          kind = TraceEvent::Kind::CompleteTx;
+        }
+        join(es->release, rs.clock);
+        record(kind, r, s, m_model.barriers[so->entityIndex].name, so->element, es->phase, -1,
+               amount);
+        if (es->remaining <= 0 && es->tx == 0) {
+          TraceEvent& done = record(TraceEvent::Kind::PhaseDone, r, s,
+                                    m_model.barriers[so->entityIndex].name, so->element,
+                                    es->phase, -1, 0);
+          (void)done;
+          es->completeEvent = std::int64_t(m_ctx.result.trace.size()) - 1;
+          es->completed = es->release;
+          es->release.assign(m_model.roles.size(), 0);
+          es->remaining += m_model.barriers[so->entityIndex].count;
+          ++es->phase;
+        }
+        break;
+      }
+      case reg::EffectKind::Read:
+      case reg::EffectKind::Write:
+        dataEffect(r, s, op, e, so);
+        break;
+      case reg::EffectKind::Fence:
+        if (e.proxy == "async")
+          for (GenericWrite& w : m_generic)
+            if (w.role == r)
+              w.fenced = true;
+        break;
+      case reg::EffectKind::CommitGroup: {
+        auto& open = rs.open[e.group];
+        rs.committed[e.group].push_back(std::move(open));
+        open.clear();
+        break;
+      }
+      case reg::EffectKind::WaitGroup: {
+        std::int64_t pending = quantity(e.pending, sctx, 0);
+        bool hasCommit = e.group == "cp.async" || e.group == "bulk" || e.group == "wgmma";
+        retireGroup(r, e.group, pending, !hasCommit);
+        break;
+      }
+      case reg::EffectKind::Alloc:
+        if (so && so->footprint) {
+          auto& a = m_tmemAlloc[so->footprint->buffer];
+          a = {true, r, rs.clock[r], &s, false};
+        }
+        break;
+      case reg::EffectKind::Dealloc:
+        if (so && so->footprint) {
+          // Releasing the columns must happen after every other role's last TMEM access.
+          Access a;
+          a.role = r;
+          a.write = true;
+          a.footprint = *so->footprint;
+          a.step = &s;
+          a.issued = m_time;
+          a.stamp = rs.clock[r];
+          perform(a, false);
+          auto& t = m_tmemAlloc[so->footprint->buffer];
+          t.live = false;
+          t.freed = true;
+        }
+        break;
+      case reg::EffectKind::Registers:
+        break;
+      }
+    }
+    return true;
+  }
+
+  TraceEvent& record(TraceEvent::Kind kind, std::size_t r, const Step& s, std::string barrier,
+                     std::int64_t element, std::int64_t phase, std::int64_t parity,
+                     std::int64_t amount) {
+    TraceEvent ev;
+    ev.kind = kind;
+    ev.time = m_time;
+    ev.start = m_time;
+    ev.role = r;
+    ev.op = s.op;
+    ev.barrier = std::move(barrier);
+    ev.element = element;
+    ev.phase = phase;
+    ev.parity = parity;
+    ev.amount = amount;
+    // Steps of one loop iteration share their context text.
+    std::uint64_t key = (std::uint64_t(r) << 48) ^ s.iteration;
+    auto it = m_contexts.find(key);
+    if (it == m_contexts.end())
+      it = m_contexts.emplace(key, m_ctx.context(s)).first;
+    ev.context = it->second;
+    m_ctx.result.trace.push_back(std::move(ev));
+    return m_ctx.result.trace.back();
+  }
+
+  void checkInit(std::size_t r, const Step& s, const StepOperand& so, const sema::OpInfo& op,
+                 const reg::EffectDef& e) {
+    (void)e;
+    ElementState* es = element(so, so.element < 0 ? 0 : so.element);
+    if (!es)
+      return;
+    const sema::BarrierInfo& b = m_model.barriers[so.entityIndex];
+    SourceRange at = m_ctx.opRange(op);
+    if (!m_initSomewhere[so.entityIndex]) {
+      if (!m_reportedUninit.insert(so.entityIndex).second)
+        return;
+      Diagnostic* d = m_ctx.reporter.report(
+          VerifyId::BarrierNotInitialized, at,
+          "'" + b.name + "' is used but never initialised (no mbarrier.init in any role)");
+      addNote(d, m_ctx.declRange(b.decl), "barrier declared here");
+      setFix(d, "add 'mbarrier.init " + b.name + "' to one role, followed by a cta.sync");
+      return;
+    }
+    if (!es->initialized ||
+        (es->initRole != r && m_roles[r].clock[es->initRole] < es->initStamp)) {
+      Diagnostic* d = m_ctx.reporter.report(
+          VerifyId::BarrierBeforeInit, at,
+          "'" + m_model.roles[r].name + "' uses '" + b.name + "' (" + m_ctx.context(s) +
+              ") before its initialisation is visible: a CTA barrier (cta.sync) must follow "
+              "mbarrier.init before other roles use it");
+      addNote(d, m_ctx.declRange(b.decl), "barrier declared here");
+    }
+  }
+
+  // ------------------------------------------------------------------ memory
+  static bool tracked(const sema::BufferInfo& b) {
+    return b.space == ir::Space::Smem || b.space == ir::Space::Tmem;
+  }
+
+  void dataEffect(std::size_t r, const Step& s, const sema::OpInfo& op, const reg::EffectDef& e,
+                  const StepOperand* so) {
+    if (!so || !so->footprint)
+      return;
+    const sema::BufferInfo& b = m_model.buffers[so->footprint->buffer];
+    if (!tracked(b))
+      return;
+    RoleState& rs = m_roles[r];
+    Access a;
+    a.role = r;
+    a.write = e.kind == reg::EffectKind::Write;
+    a.footprint = *so->footprint;
+    a.step = &s;
+    a.asyncProxy = e.proxy == "async";
+    a.issued = m_time;
+    if (b.space == ir::Space::Tmem)
+      checkTmem(r, s, op, b);
+    if (e.completion.rfind("group:", 0) == 0) {
+      rs.open[e.completion.substr(6)].push_back({a, a.asyncProxy && !a.write});
+      return;
+    }
+    a.stamp = rs.clock[r];
+    perform(a, a.asyncProxy && !a.write);
+  }
+
+  void retireGroup(std::size_t r, const std::string& group, std::int64_t keep, bool includeOpen) {
+    RoleState& rs = m_roles[r];
+    auto& committed = rs.committed[group];
+    while (std::int64_t(committed.size()) > keep) {
+      for (PendingAccess& p : committed.front()) {
+        p.access.stamp = rs.clock[r];
+        perform(p.access, p.proxyRead);
+      }
+      committed.pop_front();
+    }
+    if (includeOpen) {
+      for (PendingAccess& p : rs.open[group]) {
+        p.access.stamp = rs.clock[r];
+        perform(p.access, p.proxyRead);
+      }
+      rs.open[group].clear();
+    }
+  }
+
+  void perform(Access a, bool asyncProxyRead) {
+    a.done = m_time;
+    const RoleState& rs = m_roles[a.role];
+    if (!m_model.buffers[a.footprint.buffer].pool.empty())
+      m_viewAccesses[a.footprint.buffer].push_back({a.write, a.issued, a.done, a.step, a.role});
+    // Proxy fences: an async-proxy read of data written through the generic proxy.
+    if (asyncProxyRead) {
+      for (const GenericWrite& w : m_generic) {
+        if (w.fenced || !w.footprint.overlaps(a.footprint))
+          continue;
+        const sema::OpInfo& reader = m_ctx.op(*a.step);
+        Diagnostic* d = m_ctx.reporter.report(
+            VerifyId::MissingProxyFence, m_ctx.opRange(reader),
+            "'" + reader.primitive->name + "' reads " + a.footprint.describe(m_model) +
+                " through the async proxy, but it was written through the generic proxy by '" +
+                m_ctx.op(*w.step).primitive->name + "' with no fence.proxy.async in between");
+        addNote(d, m_ctx.opRange(m_ctx.op(*w.step)),
+                "generic-proxy write by '" + m_model.roles[w.role].name + "' (" +
+                    m_ctx.context(*w.step) + ")");
+        setFix(d, "add 'fence.proxy.async' after the write, before the barrier that orders it "
+                  "with the read");
+        break;
+      }
+    }
+    if (a.write && !a.asyncProxy) {
+      m_generic.erase(std::remove_if(m_generic.begin(), m_generic.end(),
+                                     [&](const GenericWrite& w) {
+                                       return w.role == a.role && w.fenced &&
+                                              a.footprint.overlaps(w.footprint);
+                                     }),
+                      m_generic.end());
+      m_generic.push_back({a.role, a.footprint, a.step, false, a.stamp});
+    } else if (a.write && a.asyncProxy) {
+      // Async-proxy writes replace earlier generic data: nothing left to fence there.
+      for (GenericWrite& w : m_generic)
+        if (w.footprint.overlaps(a.footprint))
+          w.fenced = true;
+    }
+    // Asynchronous accesses of other roles still in flight are ordered with nothing until
+    // their group retires.
+    for (std::size_t o = 0; o < m_roles.size(); ++o) {
+      if (o == a.role)
+        continue;
+      auto check = [&](const PendingAccess& p) {
+        if ((!p.access.write && !a.write) || !p.access.footprint.overlaps(a.footprint))
+          return false;
+        const sema::OpInfo& later = m_ctx.op(*a.step);
+        const sema::OpInfo& pending = m_ctx.op(*p.access.step);
+        Diagnostic* d = m_ctx.reporter.report(
+            VerifyId::CrossRoleRace, m_ctx.opRange(later),
+            std::string(p.access.write ? (a.write ? "WAW" : "RAW") : "WAR") + " race on " +
+                a.footprint.describe(m_model) + ": '" + m_model.roles[a.role].name + "' " +
+                (a.write ? "writes" : "reads") + " it with '" + later.primitive->name + "' (" +
+                m_ctx.context(*a.step) + ") while the asynchronous " +
+                (p.access.write ? "write" : "read") + " of '" + pending.primitive->name +
+                "' by '" + m_model.roles[o].name + "' (" + m_ctx.context(*p.access.step) +
+                ") has not been waited for",
+            std::to_string(p.access.step->op));
+        addNote(d, m_ctx.opRange(pending), "asynchronous access still in flight");
+        return true;
+      };
+      bool found = false;
+      for (auto& [group, list] : m_roles[o].open)
+        for (const PendingAccess& p : list)
+          if (!found && check(p))
+            found = true;
+      for (auto& [group, groups] : m_roles[o].committed)
+        for (const auto& g : groups)
+          for (const PendingAccess& p : g)
+            if (!found && check(p))
+              found = true;
+    }
+    // Races with other roles.
+    auto& history = m_history[a.footprint.buffer];
+    for (const Access& x : history) {
+      if (x.role == a.role || (!x.write && !a.write) || !x.footprint.overlaps(a.footprint))
+        continue;
+      if (rs.clock[x.role] >= x.stamp)
+        continue; // ordered: x happens before a
+      const sema::OpInfo& later = m_ctx.op(*a.step);
+      const sema::OpInfo& earlier = m_ctx.op(*x.step);
+      // Name the hazard by issue order: an asynchronous read retired late was still issued
+      // before the write that races with it.
+      bool aFirst = a.issued < x.issued;
+      const Access& first = aFirst ? a : x;
+      const Access& second = aFirst ? x : a;
+      std::string kind = first.write && second.write ? "WAW" : first.write ? "RAW" : "WAR";
+      Diagnostic* d = m_ctx.reporter.report(
+          VerifyId::CrossRoleRace, m_ctx.opRange(later),
+          kind + " race on " + a.footprint.describe(m_model) + ": '" +
+              m_model.roles[a.role].name + "' " + (a.write ? "writes" : "reads") + " it with '" +
+              later.primitive->name + "' (" + m_ctx.context(*a.step) + "), while '" +
+              m_model.roles[x.role].name + "' " + (x.write ? "writes" : "reads") +
+              " it with '" + earlier.primitive->name + "' (" + m_ctx.context(*x.step) +
+              ") and no barrier orders the two",
+          std::to_string(x.step->op));
+      addNote(d, m_ctx.opRange(earlier), "the other access, by '" + m_model.roles[x.role].name + "'");
+      break;
+    }
+    // Keep the history small: a later access of the same role and kind covering an earlier one
+    // subsumes it for race detection.
+    history.erase(std::remove_if(history.begin(), history.end(),
+                                 [&](const Access& x) {
+                                   if (x.role != a.role || x.write != a.write)
+                                     return false;
+                                   if (x.footprint.buffer != a.footprint.buffer ||
+                                       x.footprint.stage.lo < a.footprint.stage.lo ||
+                                       x.footprint.stage.hi > a.footprint.stage.hi)
+                                     return false;
+                                   for (std::size_t i = 0; i < x.footprint.box.size(); ++i)
+                                     if (x.footprint.box[i].lo < a.footprint.box[i].lo ||
+                                         x.footprint.box[i].hi > a.footprint.box[i].hi)
+                                       return false;
+                                   return true;
+                                 }),
+                  history.end());
+    history.push_back(a);
+  }
+
+  struct TmemState {
+    bool live = false;
+    std::size_t role = 0;
+    std::uint64_t stamp = 0;
+    const Step* step = nullptr;
+    bool freed = false;
+  };
+
+  void checkTmem(std::size_t r, const Step& s, const sema::OpInfo& op, const sema::BufferInfo& b) {
+    std::size_t index = std::size_t(&b - m_model.buffers.data());
+    const TmemState& t = m_tmemAlloc[index];
+    bool visible = t.live && (t.role == r || m_roles[r].clock[t.role] >= t.stamp);
+    if (visible)
+      return;
+    Diagnostic* d = m_ctx.reporter.report(
+        VerifyId::TmemNotAllocated, m_ctx.opRange(op),
+        "'" + m_model.roles[r].name + "' accesses tensor memory '" + b.name + "' (" +
+            m_ctx.context(s) + ") " +
+            (t.freed ? "after it was deallocated"
+             : t.live ? "before its allocation is visible (a cta.sync must follow tcgen05.alloc)"
+                      : "but it is not allocated (tcgen05.alloc)"));
+    if (t.step)
+      addNote(d, m_ctx.opRange(m_ctx.op(*t.step)), "allocated here");
+    addNote(d, m_ctx.declRange(b.decl), "tensor memory declared here");
+  }
+
+  // ------------------------------------------------------------------ end states
+  /// Views of one pool that share bytes: the data a view holds is live from a write until its
+  /// last read before the next write; another view writing the shared bytes inside that window
+  /// clobbers it.
+  void checkViewLiveness() {
+    for (auto& [bi, accesses] : m_viewAccesses) {
+      const sema::BufferInfo& v = m_model.buffers[bi];
+      std::sort(accesses.begin(), accesses.end(),
+                [](const ViewAccess& x, const ViewAccess& y) { return x.issued < y.issued; });
+      for (auto& [wi, others] : m_viewAccesses) {
+        const sema::BufferInfo& w = m_model.buffers[wi];
+        if (wi == bi || w.pool != v.pool ||
+            !(v.offset < w.offset + w.totalBytes() && w.offset < v.offset + v.totalBytes()))
+          continue;
+        // Live windows of v: [write issued, last read done] for reads before the next write.
+        std::uint64_t start = 0;
+        bool open = false;
+        const ViewAccess* lastRead = nullptr;
+        auto closeWindow = [&]() {
+          if (!open || !lastRead)
+            return false;
+          for (const ViewAccess& o : others) {
+            if (!o.write || o.issued <= start || o.issued >= lastRead->done)
+              continue;
+            Diagnostic* d = m_ctx.reporter.report(
+                VerifyId::ViewOverlap, m_ctx.opRange(m_ctx.op(*o.step)),
+                "'" + m_ctx.op(*o.step).primitive->name + "' writes '" + w.name + "' (" +
+                    m_ctx.context(*o.step) + ") while '" + v.name + "', which shares bytes " +
+                    std::to_string(std::max(v.offset, w.offset)) + ".." +
+                    std::to_string(std::min(v.offset + v.totalBytes(), w.offset + w.totalBytes())) +
+                    " of pool '" + v.pool + "' with it, still holds data that is read later");
+            addNote(d, m_ctx.opRange(m_ctx.op(*lastRead->step)),
+                    "'" + v.name + "' is read here afterwards (" + m_ctx.context(*lastRead->step) + ")");
+            addNote(d, m_ctx.declRange(v.decl), "'" + v.name + "' declared here");
+            return true;
+          }
+          return false;
+        };
+        for (const ViewAccess& a : accesses) {
+          if (a.write) {
+            if (closeWindow())
+              break;
+            start = a.issued;
+            open = true;
+            lastRead = nullptr;
+          } else if (open) {
+            lastRead = &a;
+          }
+        }
+        closeWindow();
+      }
+    }
+  }
+
+  void finish() {
+    checkViewLiveness();
+    for (std::size_t i = 0; i < m_tmemAlloc.size(); ++i) {
+      const TmemState& t = m_tmemAlloc[i];
+      if (t.live && t.step) {
+        Diagnostic* d = m_ctx.reporter.report(
+            VerifyId::TmemNotFreed, m_ctx.opRange(m_ctx.op(*t.step)),
+            "tensor memory '" + m_model.buffers[i].name +
+                "' is never deallocated: the CTA must release its TMEM columns "
+                "(tcgen05.dealloc) before it exits");
+        addNote(d, m_ctx.declRange(m_model.buffers[i].decl), "tensor memory declared here");
+        setFix(d, "add 'tcgen05.dealloc " + m_model.buffers[i].name +
+                      "' after a cta.sync that follows the last TMEM access");
+      }
+    }
+  }
+
+  void diagnoseDeadlock() {
+    const auto& streams = m_ctx.program.roles;
+    std::size_t roles = streams.size();
+    // What each blocked role waits for: the roles that could still unblock it.
+    std::vector<std::vector<std::size_t>> blockers(roles);
+    std::vector<const Step*> at(roles, nullptr);
+    std::vector<std::string> what(roles);
+    for (std::size_t r = 0; r < roles; ++r) {
+      if (m_roles[r].done)
+        continue;
+      const Step& s = streams[r].steps[m_roles[r].pc];
+      at[r] = &s;
+      const sema::OpInfo& op = m_ctx.op(s);
+      StepContext sctx(op, s);
+      for (const reg::EffectDef& e : op.primitive->effects) {
+        const StepOperand* so = operandOf(s, e);
+        if (e.kind == reg::EffectKind::Wait && so && so->element >= 0) {
+          ElementState* es = element(*so, so->element);
+          std::string name = m_ctx.element(so->entityIndex, so->element);
+          what[r] = "'" + m_model.roles[r].name + "' waits on " + name + " for parity " +
+                    std::to_string(quantity(e.parity, sctx, -1)) + " (" + m_ctx.context(s) +
+                    "; current phase " + std::to_string(es ? es->phase : 0) + ")";
+          for (std::size_t o = 0; o < roles; ++o) {
+            if (m_roles[o].done)
+              continue;
+            for (std::size_t k = m_roles[o].pc; k < streams[o].steps.size(); ++k) {
+              if (signals(streams[o].steps[k], so->entityIndex, so->element)) {
+                blockers[r].push_back(o);
+                break;
+              }
+            }
+          }
+          if (blockers[r].empty() && !m_ctx.brokenBarriers.count(so->entityIndex)) {
+            Diagnostic* d = m_ctx.reporter.report(
+                VerifyId::DeadlockNoProducer, m_ctx.opRange(op),
+                what[r] + ", but no role has an arrival left for that phase: the wait never "
+                          "completes");
+            addNote(d, m_ctx.declRange(m_model.barriers[so->entityIndex].decl),
+                    "barrier declared here");
+            return;
+          }
+        }
+        if (e.kind == reg::EffectKind::Sync) {
+          auto key = syncKey(r, s, e);
+          auto people = participants(key.first);
+          const Rendezvous& rv = m_rendezvous[key];
+          std::string name = key.first == SIZE_MAX ? "cta.sync" : "'" + m_model.barriers[key.first].name + "'";
+          what[r] = "'" + m_model.roles[r].name + "' waits at " + name + " #" +
+                    std::to_string(key.second + 1) + " (" + m_ctx.context(s) + ")";
+          for (std::size_t p : people) {
+            if (std::find(rv.arrived.begin(), rv.arrived.end(), p) != rv.arrived.end())
+              continue;
+            if (m_roles[p].done) {
+              VerifyId id = key.first == SIZE_MAX ? VerifyId::CtaSyncDivergence
+                                                  : VerifyId::NamedBarrierDivergence;
+              Diagnostic* d = m_ctx.reporter.report(
+                  id, m_ctx.opRange(op),
+                  what[r] + ", but '" + m_model.roles[p].name + "' finished after reaching it only " +
+                      std::to_string(key.first == SIZE_MAX ? m_roles[p].ctaSyncs
+                                                           : m_roles[p].namedSyncs[key.first]) +
+                      " time(s): every participant must reach each barrier equally often");
+              // Point at the other party: its last barrier of this kind, else its last step.
+              const Step* last = nullptr;
+              for (const Step& st : streams[p].steps)
+                for (const reg::EffectDef& e2 : m_ctx.op(st).primitive->effects)
+                  if (e2.kind == reg::EffectKind::Sync && (key.first == SIZE_MAX) == !e2.operandIndex)
+                    last = &st;
+              if (!last && !streams[p].steps.empty())
+                last = &streams[p].steps.back();
+              if (last)
+                addNote(d, m_ctx.opRange(m_ctx.op(*last)),
+                        "'" + m_model.roles[p].name + "' reaches its last barrier here (" +
+                            m_ctx.context(*last) + ")");
+              return;
+            }
+            blockers[r].push_back(p);
+          }
+        }
+      }
+    }
+    // Find a cycle in the wait-for graph.
+    std::vector<int> colour(roles, 0);
+    std::vector<std::size_t> stack;
+    std::vector<std::size_t> cycle;
+    std::function<bool(std::size_t)> dfs = [&](std::size_t v) {
+      colour[v] = 1;
+      stack.push_back(v);
+      for (std::size_t w : blockers[v]) {
+        if (colour[w] == 1) {
+          auto it = std::find(stack.begin(), stack.end(), w);
+          cycle.assign(it, stack.end());
+          return true;
+        }
+        if (colour[w] == 0 && dfs(w))
+          return true;
+      }
+      stack.pop_back();
+      colour[v] = 2;
+      return false;
+    };
+    for (std::size_t r = 0; r < roles && cycle.empty(); ++r)
+      if (colour[r] == 0 && at[r])
+        dfs(r);
+    if (cycle.empty()) {
+      // Blocked without a cycle: report the first blocked role.
+      for (std::size_t r = 0; r < roles; ++r)
+        if (at[r]) {
+          cycle.push_back(r);
+          break;
+        }
+    }
+    if (cycle.empty())
+      return;
+    std::size_t first = cycle.front();
+    // The protocol analysis already named the cause when any blocked role waits on a barrier
+    // it found broken.
+    for (std::size_t r = 0; r < roles; ++r)
+      if (at[r])
+        for (const StepOperand& so : at[r]->operands)
+          if (so.present && so.entity == sema::EntityKind::MBarrier &&
+              m_ctx.brokenBarriers.count(so.entityIndex))
+            return;
+    std::string chain;
+    for (std::size_t r : cycle)
+      chain += (chain.empty() ? "" : "; ") + what[r];
+    std::string message =
+        cycle.size() == 1
+            ? what[first] + ", but the only arrival left for that phase is issued later by '" +
+                  m_model.roles[first].name + "' itself: it waits for its own future signal"
+            : "roles wait on each other and none can proceed: " + chain;
+    Diagnostic* d = m_ctx.reporter.report(VerifyId::WaitCycle, m_ctx.opRange(m_ctx.op(*at[first])),
+                                          message);
+    for (std::size_t k = 1; k < cycle.size(); ++k)
+      addNote(d, m_ctx.opRange(m_ctx.op(*at[cycle[k]])), what[cycle[k]]);
+  }
+
+  bool signals(const Step& s, std::size_t barrier, std::int64_t el) {
+    for (const reg::EffectDef& e : m_ctx.op(s).primitive->effects) {
+      if (e.kind != reg::EffectKind::Arrive && e.kind != reg::EffectKind::Commit &&
+          e.kind != reg::EffectKind::CompleteTx)
+        continue;
+      const StepOperand* so = operandOf(s, e);
+      if (so && so->entity == sema::EntityKind::MBarrier && so->entityIndex == barrier &&
+          (so->element == el || so->element == -1))
+        return true;
+    }
+    return false;
+  }
+
+  Context& m_ctx;
+  const sema::KernelModel& m_model;
+  std::vector<RoleState> m_roles;
+  std::vector<std::vector<ElementState>> m_barriers;
+  std::vector<bool> m_initSomewhere;
+  std::set<std::size_t> m_reportedUninit;
+  std::map<std::pair<std::size_t, std::int64_t>, Rendezvous> m_rendezvous;
+  std::map<std::size_t, std::vector<Access>> m_history;
+  std::vector<GenericWrite> m_generic;
+  std::vector<TmemState> m_tmemAlloc;
+  std::unordered_map<std::uint64_t, std::string> m_contexts;
+  std::map<std::size_t, std::vector<ViewAccess>> m_viewAccesses;
+  std::uint64_t m_time = 0;
+};
+
+} // namespace
+
+void simulate(Context& ctx) { Simulator(ctx).run(); }
+
+} // namespace cake::verify::detail
