@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -253,6 +254,53 @@ void BM_CheckCorpusHopperGemm(benchmark::State& state) {
   state.counters["ops"] = static_cast<double>(first.model.ops.size());
 }
 BENCHMARK(BM_CheckCorpusHopperGemm)->Unit(benchmark::kMicrosecond);
+
+/// Parse + type check only (the verifier's analyses off), as `cake check --stop-after sema`.
+void BM_TypeCheckHopperGemm(benchmark::State& state) {
+  const std::string path = std::string(CAKE_CORPUS_DIR) + "/hopper_gemm/gemm_ws.cake";
+  std::string text;
+  if (!readFile(path, text)) {
+    state.SkipWithError(("cannot read " + path).c_str());
+    return;
+  }
+  cake::verify::VerifyOptions options;
+  options.analyses = false;
+  const cake::driver::Compiler& c = compiler();
+  for (auto _ : state) {
+    cake::driver::CheckResult r = c.check(path, text, options);
+    benchmark::DoNotOptimize(r.accepted);
+  }
+}
+BENCHMARK(BM_TypeCheckHopperGemm)->Unit(benchmark::kMicrosecond);
+
+/// Every kernel of the bundled corpus (positive and negative), checked in one process.
+void BM_CheckWholeCorpus(benchmark::State& state) {
+  std::vector<std::pair<std::string, std::string>> kernels;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(CAKE_CORPUS_DIR)) {
+    if (entry.path().extension() != ".cake")
+      continue;
+    std::string text;
+    if (!readFile(entry.path().string(), text)) {
+      state.SkipWithError(("cannot read " + entry.path().string()).c_str());
+      return;
+    }
+    kernels.emplace_back(entry.path().string(), std::move(text));
+  }
+  std::sort(kernels.begin(), kernels.end());
+  const cake::driver::Compiler& c = compiler();
+  std::size_t findings = 0;
+  for (auto _ : state) {
+    findings = 0;
+    for (const auto& [path, text] : kernels) {
+      cake::driver::CheckResult r = c.check(path, text);
+      findings += r.diagnostics.size();
+      benchmark::DoNotOptimize(r.accepted);
+    }
+  }
+  state.counters["kernels"] = static_cast<double>(kernels.size());
+  state.counters["findings"] = static_cast<double>(findings);
+}
+BENCHMARK(BM_CheckWholeCorpus)->Unit(benchmark::kMillisecond);
 
 void BM_CheckGenerated(benchmark::State& state) {
   const cake::driver::Compiler& c = compiler();

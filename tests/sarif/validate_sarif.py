@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import urllib.parse
 
 import jsonschema
 
@@ -30,11 +31,28 @@ def main():
     for path in schemas:
         with open(path) as f:
             schema = json.load(f)
-        validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+        # The OASIS schema declares draft-04; the subset draft-07.
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+        validator = cls(schema, format_checker=cls.FORMAT_CHECKER if hasattr(cls, "FORMAT_CHECKER")
+                        else jsonschema.FormatChecker())
         errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
         if errors:
             fail("%s: %s at %s" % (os.path.basename(path), errors[0].message, list(errors[0].path)))
     run = log["runs"][0]
+    bases = run.get("originalUriBaseIds", {})
+
+    def local_path(loc):
+        """The file an artifactLocation names: file:// URIs, or relative to its uriBaseId."""
+        uri = loc["uri"]
+        if "uriBaseId" in loc:
+            if loc["uriBaseId"] not in bases:
+                fail("uriBaseId %s is not defined in originalUriBaseIds" % loc["uriBaseId"])
+            uri = urllib.parse.urljoin(bases[loc["uriBaseId"]]["uri"], uri)
+        parsed = urllib.parse.urlparse(uri)
+        if parsed.scheme != "file":
+            fail("%s is neither a file:// URI nor relative to a base" % loc["uri"])
+        return urllib.parse.unquote(parsed.path)
+
     rules = run["tool"]["driver"]["rules"]
     artifacts = run["artifacts"]
     if not run["results"]:
@@ -57,7 +75,7 @@ def main():
                 fail("artifact index %d does not match %s" % (a["index"], a["uri"]))
             reg = phys.get("region")
             if reg:
-                with open(a["uri"].replace("%20", " ").replace("%25", "%"), encoding="utf-8", errors="replace") as f:
+                with open(local_path(a), encoding="utf-8", errors="replace") as f:
                     lines = f.read().split("\n")
                 if reg["startLine"] > len(lines) or reg["endLine"] > len(lines) or reg["endLine"] < reg["startLine"]:
                     fail("%s: region %s outside %s" % (r["ruleId"], reg, a["uri"]))

@@ -4,6 +4,8 @@
 
 #include "cake/Support/Json.h"
 
+#include <cctype>
+#include <filesystem>
 #include <map>
 
 namespace cake::driver {
@@ -31,16 +33,51 @@ void region(json::Writer& w, SourceRange r, const SourceManager& sm) {
   w.endObject();
 }
 
-/// A file URI reference relative to the working directory when possible.
-std::string uri(const std::string& path) {
+/// Percent-encodes a path for a URI (RFC 3986): unreserved characters and '/' stay, every other
+/// byte (spaces, '#', '?', '%', non-ASCII UTF-8) becomes %XX.
+std::string encodePath(std::string_view path) {
+  static const char* hex = "0123456789ABCDEF";
   std::string out;
-  for (char c : path) {
-    if (c == ' ')
-      out += "%20";
-    else if (c == '%')
-      out += "%25";
-    else
-      out += c;
+  for (char ch : path) {
+    auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+/// The artifactLocation of a path: absolute paths as file:// URIs, relative ones relative to the
+/// SRCROOT base (the working directory, given in run.originalUriBaseIds).
+void artifactLocation(json::Writer& w, const std::string& path, std::size_t index) {
+  w.key("artifactLocation").beginObject();
+  if (!path.empty() && path.front() == '/') {
+    w.key("uri").value("file://" + encodePath(path));
+  } else {
+    w.key("uri").value(encodePath(path));
+    w.key("uriBaseId").value("SRCROOT");
+  }
+  w.key("index").value(static_cast<std::uint64_t>(index));
+  w.endObject();
+}
+
+/// A rule's SARIF "name": the code without its family prefix, in PascalCase
+/// ("ps-parity-cadence" -> "ParityCadence").
+std::string ruleName(std::string_view code) {
+  std::size_t dash = code.find('-');
+  std::string out;
+  bool upper = true;
+  for (char c : code.substr(dash == std::string_view::npos ? 0 : dash + 1)) {
+    if (c == '-') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
   }
   return out;
 }
@@ -75,7 +112,8 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
 
   json::Writer w;
   w.beginObject();
-  w.key("$schema").value("https://json.schemastore.org/sarif-2.1.0.json");
+  w.key("$schema").value(
+      "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json");
   w.key("version").value("2.1.0");
   w.key("runs").beginArray().beginObject();
   w.key("tool").beginObject().key("driver").beginObject();
@@ -88,6 +126,7 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
     const verify::Rule* rule = compiler.rules().find(id);
     w.beginObject();
     w.key("id").value(id);
+    w.key("name").value(ruleName(id));
     if (rule) {
       w.key("shortDescription").beginObject().key("text").value(rule->title).endObject();
       w.key("fullDescription").beginObject().key("text").value(rule->doc).endObject();
@@ -108,9 +147,27 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
   }
   w.endArray();
   w.endObject().endObject(); // driver, tool
+  // Relative paths are relative to the working directory of the run.
+  std::error_code ec;
+  std::string root = std::filesystem::current_path(ec).generic_string();
+  if (!ec) {
+    if (root.empty() || root.back() != '/')
+      root += '/';
+    w.key("originalUriBaseIds").beginObject().key("SRCROOT").beginObject();
+    w.key("uri").value("file://" + encodePath(root)).endObject().endObject();
+  }
   w.key("artifacts").beginArray();
-  for (const std::string& a : artifacts)
-    w.beginObject().key("location").beginObject().key("uri").value(uri(a)).endObject().endObject();
+  for (std::size_t i = 0; i < artifacts.size(); ++i) {
+    w.beginObject().key("location").beginObject();
+    const std::string& a = artifacts[i];
+    if (!a.empty() && a.front() == '/') {
+      w.key("uri").value("file://" + encodePath(a));
+    } else {
+      w.key("uri").value(encodePath(a));
+      w.key("uriBaseId").value("SRCROOT");
+    }
+    w.endObject().endObject();
+  }
   w.endArray();
   w.key("results").beginArray();
   for (const SarifFile& f : files) {
@@ -126,8 +183,7 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
       w.key("locations").beginArray().beginObject();
       w.key("physicalLocation").beginObject();
       std::string path = sm.contains(d.range.file) ? sm.name(d.range.file) : f.path;
-      w.key("artifactLocation").beginObject().key("uri").value(uri(path));
-      w.key("index").value(static_cast<std::uint64_t>(artifact(path))).endObject();
+      artifactLocation(w, path, artifact(path));
       if (sm.contains(d.range.file))
         region(w, d.range, sm);
       w.endObject().endObject().endArray();
@@ -140,8 +196,7 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
           if (sm.contains(n.range.file)) {
             std::string np = sm.name(n.range.file);
             w.key("physicalLocation").beginObject();
-            w.key("artifactLocation").beginObject().key("uri").value(uri(np));
-            w.key("index").value(static_cast<std::uint64_t>(artifact(np))).endObject();
+            artifactLocation(w, np, artifact(np));
             region(w, n.range, sm);
             w.endObject();
           }
@@ -150,31 +205,31 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
         }
         w.endArray();
       }
-      if (d.fix) {
+      // SARIF fixes are edits; advice without an edit range goes to the properties.
+      const bool editable = d.fix && d.fix->range.valid() && sm.contains(d.fix->range.file);
+      if (editable) {
+        std::string fp = sm.name(d.fix->range.file);
         w.key("fixes").beginArray().beginObject();
         w.key("description").beginObject().key("text").value(d.fix->message).endObject();
-        w.key("artifactChanges").beginArray();
-        if (d.fix->range.valid() && sm.contains(d.fix->range.file)) {
-          std::string fp = sm.name(d.fix->range.file);
-          w.beginObject();
-          w.key("artifactLocation").beginObject().key("uri").value(uri(fp));
-          w.key("index").value(static_cast<std::uint64_t>(artifact(fp))).endObject();
-          w.key("replacements").beginArray().beginObject();
-          w.key("deletedRegion");
-          {
-            LineColumn b = sm.lineColumn(d.fix->range.file, d.fix->range.begin);
-            LineColumn e = sm.lineColumn(d.fix->range.file, d.fix->range.end);
-            w.beginObject().key("startLine").value(b.line).key("startColumn").value(b.column);
-            w.key("endLine").value(e.line).key("endColumn").value(e.column).endObject();
-          }
-          w.key("insertedContent").beginObject().key("text").value(d.fix->replacement).endObject();
-          w.endObject().endArray();
-          w.endObject();
+        w.key("artifactChanges").beginArray().beginObject();
+        artifactLocation(w, fp, artifact(fp));
+        w.key("replacements").beginArray().beginObject();
+        w.key("deletedRegion");
+        {
+          LineColumn b = sm.lineColumn(d.fix->range.file, d.fix->range.begin);
+          LineColumn e = sm.lineColumn(d.fix->range.file, d.fix->range.end);
+          w.beginObject().key("startLine").value(b.line).key("startColumn").value(b.column);
+          w.key("endLine").value(e.line).key("endColumn").value(e.column).endObject();
         }
-        w.endArray();
-        w.endObject().endArray();
+        w.key("insertedContent").beginObject().key("text").value(d.fix->replacement).endObject();
+        w.endObject().endArray(); // replacement, replacements
+        w.endObject().endArray(); // artifactChange, artifactChanges
+        w.endObject().endArray(); // fix, fixes
       }
-      w.key("properties").beginObject().key("family").value(toString(d.family)).endObject();
+      w.key("properties").beginObject().key("family").value(toString(d.family));
+      if (d.fix && !editable)
+        w.key("fix_advice").value(d.fix->message);
+      w.endObject();
       w.endObject();
     }
   }
