@@ -628,6 +628,24 @@ DefValue evaluate(const DefExpr& e, const DefContext& ctx) {
   return unknown();
 }
 
+std::string describe(const OperandFacts& f) {
+  if (!f.present || (!f.isBuffer && !f.isTensorMap))
+    return {};
+  std::string shape = "[";
+  for (std::size_t i = 0; i < f.shape.size(); ++i)
+    shape += (i ? ", " : "") + std::to_string(f.shape[i]);
+  shape += "]";
+  std::string out = f.isTensorMap ? "tensor map " + std::string(ir::toString(f.dtype)) + shape + " (box)"
+                                  : std::string(ir::toString(f.space)) + " " +
+                                        std::string(ir::toString(f.dtype)) + shape;
+  // Swizzle is part of what the data looks like wherever it can be swizzled.
+  if (f.isTensorMap || f.space == ir::Space::Smem || f.swizzle != "none")
+    out += " swizzle " + f.swizzle;
+  if (f.baseOffset >= 0)
+    out += " at byte " + std::to_string(f.baseOffset);
+  return out;
+}
+
 std::string print(const DefExpr& e) {
   using K = DefExpr::Kind;
   switch (e.kind) {

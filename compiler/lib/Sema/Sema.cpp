@@ -1290,6 +1290,7 @@ private:
         return false;
       info.entity = EntityKind::TensorMap;
       info.entityIndex = static_cast<std::size_t>(t - m_model.tensorMaps.data());
+      info.facts.isTensorMap = true;
       info.facts.space = Space::Global;
       info.facts.dtype = t->dtype;
       info.facts.shape = t->box;
@@ -1654,9 +1655,11 @@ private:
       std::vector<std::size_t> mentioned;
       collectOperands(c.check, mentioned);
       for (std::size_t i : mentioned) {
-        if (i < s.operands.size() && op.operands[i].facts.present)
-          diag.notes.push_back({R(s.operands[i].id), "'" + prim.operands[i].name + "' is " +
-                                                         typeText(op.operands[i].facts)});
+        if (i >= s.operands.size())
+          continue;
+        std::string what = reg::describe(op.operands[i].facts);
+        if (!what.empty())
+          diag.notes.push_back({R(s.operands[i].id), "'" + prim.operands[i].name + "' is " + what});
       }
       diag.notes.push_back({c.range, "constraint of '" + prim.name + "' defined here"});
       m_diags.report(std::move(diag));

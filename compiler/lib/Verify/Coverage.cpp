@@ -35,25 +35,25 @@ void checkCoverage(Context& ctx) {
         bool wantRead = o.access == reg::Access::Read || o.access == reg::Access::ReadWrite;
         bool wantWrite = o.access == reg::Access::Write || o.access == reg::Access::ReadWrite;
         if (wantRead && !read)
-          missing = "a read effect";
+          missing = "read effect";
         else if (wantWrite && !write)
-          missing = "a write effect";
+          missing = "write effect";
         else if (o.access == reg::Access::None && o.kind == reg::OperandKind::Buffer && !read &&
                  !write && !std::any_of(p.effects.begin(), p.effects.end(), [&](const reg::EffectDef& e) {
                    return e.operandIndex && *e.operandIndex == i;
                  }))
-          missing = "any effect";
+          missing = "effect at all";
       } else if (o.kind == reg::OperandKind::MBarrier && !barrier) {
-        missing = "a barrier effect (init, arrive, expect_tx, complete_tx, wait or commit)";
+        missing = "barrier effect (init, arrive, expect_tx, complete_tx, wait or commit)";
       } else if (o.kind == reg::OperandKind::NBarrier && !sync) {
-        missing = "a sync effect";
+        missing = "sync effect";
       }
       if (missing.empty())
         continue;
       Diagnostic* d = ctx.reporter.report(
           VerifyId::EffectCoverage, ctx.opRange(op),
           "primitive '" + p.name + "' declares operand '" + o.name + "' (" +
-              std::string(reg::toString(o.access)) + ") but no " + missing +
+              std::string(reg::toString(o.access)) + ") but defines no " + missing +
               " on it: the verifier cannot see what this operation does to it, so the kernel "
               "is not considered verified");
       addNote(d, o.range, "operand defined here");

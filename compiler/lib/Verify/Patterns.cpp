@@ -37,18 +37,6 @@ private:
 
 bool failed(const reg::DefValue& v) { return v.kind == reg::DefValue::Kind::Bool && !v.b; }
 
-std::string typeText(const reg::OperandFacts& f) {
-  std::string s = std::string(ir::toString(f.space)) + " " + std::string(ir::toString(f.dtype)) + "[";
-  for (std::size_t i = 0; i < f.shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(f.shape[i]);
-  s += "]";
-  if (f.swizzle != "none")
-    s += " swizzle " + f.swizzle;
-  if (f.baseOffset >= 0)
-    s += " at byte " + std::to_string(f.baseOffset);
-  return s;
-}
-
 reg::OperandFacts declFacts(const sema::BufferInfo& b) {
   reg::OperandFacts f;
   f.present = true;
@@ -82,9 +70,8 @@ void checkPatterns(Context& ctx) {
           continue;
         Diagnostic* d = rep.reportRule(*rule, ctx.opRange(op), p.message + " [" + p.require + "]");
         for (std::size_t i = 0; i < op.operands.size(); ++i)
-          if (op.operands[i].facts.present)
-            addNote(d, ctx.operandRange(op, i),
-                    "'" + op.primitive->operands[i].name + "' is " + typeText(op.operands[i].facts));
+          if (std::string what = reg::describe(op.operands[i].facts); !what.empty())
+            addNote(d, ctx.operandRange(op, i), "'" + op.primitive->operands[i].name + "' is " + what);
       }
       break;
     case MatchTarget::Operand:
@@ -102,7 +89,7 @@ void checkPatterns(Context& ctx) {
           Diagnostic* d = rep.reportRule(*rule, ctx.operandRange(op, i),
                                          p.message + " ['" + op.primitive->operands[i].name +
                                              "' of '" + op.primitive->name + "': " + p.require + "]");
-          addNote(d, ctx.operandRange(op, i), "the operand is " + typeText(f));
+          addNote(d, ctx.operandRange(op, i), "the operand is " + reg::describe(f));
         }
       }
       break;
@@ -111,6 +98,7 @@ void checkPatterns(Context& ctx) {
         for (const sema::TensorMapInfo& t : m.tensorMaps) {
           reg::OperandFacts f;
           f.present = true;
+          f.isTensorMap = true;
           f.space = ir::Space::Global;
           f.dtype = t.dtype;
           f.shape = t.box;
@@ -127,7 +115,7 @@ void checkPatterns(Context& ctx) {
         reg::OperandFacts f = declFacts(b);
         if (failed(reg::evaluate(*p.condition, OneOperand(f))))
           rep.reportRule(*rule, ctx.declRange(b.decl),
-                         "'" + b.name + "' (" + typeText(f) + "): " + p.message + " [" + p.require + "]");
+                         "'" + b.name + "' (" + reg::describe(f) + "): " + p.message + " [" + p.require + "]");
       }
       break;
     }

@@ -1,5 +1,6 @@
 // mbarrier protocol by the phase model, independent of timing. Each role's executions on a
-// barrier element are grouped into visits (one per iteration of the innermost loop). Round n
+// barrier element are grouped into visits (one per iteration of the innermost loop; copies in a
+// nested loop that deliver bytes the open visit announced belong to it). Round n
 // of an element is the n-th signalling visit of every producer role: its arrivals must equal
 // the declared count and its expect-tx bytes the bytes delivered. A waiter's n-th visit
 // observes phase base + n (base 0, or -1 when it starts on the released state), so its parity
@@ -143,9 +144,14 @@ void checkProtocol(Context& ctx) {
           if (signal) {
             // A visit is one loop iteration's signals, split where a role completes one phase
             // and starts arriving for the next (two phases in one straight-line block).
+            // Copies in an inner loop still deliver the bytes the visit announced (expect_tx
+            // before the loop, one tma.load per box inside it), so they join the open visit.
             bool arrives = e.kind == reg::EffectKind::Arrive || e.kind == reg::EffectKind::Commit;
             bool full = !pr.signals.empty() && pr.signals.back().arrivals >= b.count;
-            if (pr.signals.empty() || pr.signals.back().iteration != step.iteration ||
+            bool delivering = e.kind == reg::EffectKind::CompleteTx && !pr.signals.empty() &&
+                              pr.signals.back().complete < pr.signals.back().expect;
+            if (pr.signals.empty() ||
+                (pr.signals.back().iteration != step.iteration && !delivering) ||
                 (arrives && full)) {
               pr.signals.emplace_back();
               pr.signals.back().iteration = step.iteration;

@@ -110,9 +110,15 @@ void checkResources(Context& ctx) {
     }
   }
   if (t && res.tmemColumns > t->limit("tmem_columns") && !tmem.empty()) {
-    rep.report(VerifyId::TmemCapacity, ctx.declRange(tmem.back()->decl),
-               "tensor memory columns up to " + std::to_string(res.tmemColumns) + " are used, but " +
-                   m.targetName + " has " + std::to_string(t->limit("tmem_columns")));
+    // Located at the allocation that reaches furthest (declaration order does not matter).
+    const sema::BufferInfo* last = *std::max_element(
+        tmem.begin(), tmem.end(),
+        [](const sema::BufferInfo* a, const sema::BufferInfo* b) { return a->colEnd < b->colEnd; });
+    rep.report(VerifyId::TmemCapacity, ctx.declRange(last->decl),
+               "'" + last->name + "' ends at column " + std::to_string(last->colEnd) +
+                   ": tensor memory columns up to " + std::to_string(res.tmemColumns) +
+                   " are used, but " + m.targetName + " has " +
+                   std::to_string(t->limit("tmem_columns")));
   }
 
   // --- registers ----------------------------------------------------------------------------

@@ -87,6 +87,7 @@ struct DefValue {
 struct OperandFacts {
   bool present = false;
   bool isBuffer = false;
+  bool isTensorMap = false; ///< shape is the box, space global
   ir::Space space = ir::Space::Global;
   ir::DType dtype = ir::DType::F32;
   std::vector<std::int64_t> shape;
@@ -131,5 +132,9 @@ std::optional<DefExpr> parseDefExprString(std::string_view fileText, const json:
 DefValue evaluate(const DefExpr& expr, const DefContext& ctx);
 /// Prints a resolved expression (for docs and `cake primitives`).
 std::string print(const DefExpr& expr);
+
+/// "smem bf16[128, 64] swizzle 128B at byte 0", "tensor map bf16[128, 64] (box) swizzle none":
+/// what a finding's note says about an operand; empty for operands that are not data (barriers).
+std::string describe(const OperandFacts& facts);
 
 } // namespace cake::reg
