@@ -99,6 +99,13 @@ private Q_SLOTS:
     QTest::newRow("slice out of bounds")
         << "wgmma.mma acc, a_s[ring.slot, wg * 64 +: 128, :], a_s[ring.slot]"
         << QStringList{"dc-slice-out-of-bounds@19:39"};
+    // Congruences: (lane * 4) % 16 is a multiple of 4 up to 12, so the slice ends at 16.
+    QTest::newRow("aligned modulo slice") << "ew.fill x[(lane * 4) % 16 +: 4] value=0.0"
+                                          << QStringList{};
+    QTest::newRow("misaligned modulo slice") << "ew.fill x[(lane * 4 + 1) % 16 +: 4] value=0.0"
+                                             << QStringList{"dc-slice-out-of-bounds@19:19"};
+    QTest::newRow("aligned shifted slice") << "ew.fill x[(k << 2) % 16 +: 4] value=0.0"
+                                           << QStringList{};
     QTest::newRow("stage out of bounds") << "tma.load a_s[4], tA[0, 0], full[ring.slot]"
                                          << QStringList{"dc-slice-out-of-bounds@19:22"};
     QTest::newRow("barrier index out of bounds") << "mbarrier.try_wait full[k] parity=0"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace cake::sema {
 
@@ -13,11 +14,29 @@ constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 bool fits(I128 v) { return v >= kMin && v <= kMax; }
 
-IntervalResult make(I128 lo, I128 hi) {
+/// [lo, hi] with values lo + k * stride; hi is rounded down onto the lattice.
+IntervalResult make(I128 lo, I128 hi, I128 stride = 1) {
   if (!fits(lo) || !fits(hi))
     return {std::nullopt, IntervalError::Unbounded};
-  return {Interval{static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi)},
+  if (stride < 1 || !fits(stride))
+    stride = 1;
+  if (hi > lo && stride > 1)
+    hi = lo + (hi - lo) / stride * stride;
+  return {Interval{static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi),
+                   static_cast<std::int64_t>(stride)},
           IntervalError::None};
+}
+/// The stride that matters for congruences: 0 for an exact value (gcd(0, s) = s).
+I128 step(const Interval& x) { return x.exact() ? 0 : std::max<std::int64_t>(1, x.stride); }
+I128 gcd(I128 a, I128 b) {
+  a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
+  while (b != 0) {
+    I128 t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
 }
 IntervalResult exactValue(std::int64_t v) { return {Interval{v, v}, IntervalError::None}; }
 IntervalResult unbounded() { return {std::nullopt, IntervalError::Unbounded}; }
@@ -31,16 +50,19 @@ IntervalResult applyBinary(ir::BinaryOp op, Interval x, Interval y) {
   switch (op) {
   case BinaryOp::Add: {
     I128 lo = I128(x.lo) + y.lo, hi = I128(x.hi) + y.hi;
-    return fits(lo) && fits(hi) ? make(lo, hi) : overflowOrUnbounded();
+    return fits(lo) && fits(hi) ? make(lo, hi, gcd(step(x), step(y))) : overflowOrUnbounded();
   }
   case BinaryOp::Sub: {
     I128 lo = I128(x.lo) - y.hi, hi = I128(x.hi) - y.lo;
-    return fits(lo) && fits(hi) ? make(lo, hi) : overflowOrUnbounded();
+    return fits(lo) && fits(hi) ? make(lo, hi, gcd(step(x), step(y))) : overflowOrUnbounded();
   }
   case BinaryOp::Mul: {
     I128 c[] = {I128(x.lo) * y.lo, I128(x.lo) * y.hi, I128(x.hi) * y.lo, I128(x.hi) * y.hi};
     I128 lo = *std::min_element(c, c + 4), hi = *std::max_element(c, c + 4);
-    return fits(lo) && fits(hi) ? make(lo, hi) : overflowOrUnbounded();
+    // (x.lo + i sx)(y.lo + j sy) = x.lo y.lo + x.lo j sy + y.lo i sx + i j sx sy.
+    I128 sx = step(x), sy = step(y);
+    I128 stride = gcd(gcd(I128(x.lo) * sy, I128(y.lo) * sx), sx * sy);
+    return fits(lo) && fits(hi) ? make(lo, hi, stride) : overflowOrUnbounded();
   }
   case BinaryOp::Div:
   case BinaryOp::Mod: {
@@ -52,14 +74,24 @@ IntervalResult applyBinary(ir::BinaryOp op, Interval x, Interval y) {
       if (x.exact() && y.exact() && x.lo == kMin && y.lo == -1)
         return overflowOrUnbounded();
       I128 c[] = {I128(x.lo) / y.lo, I128(x.lo) / y.hi, I128(x.hi) / y.lo, I128(x.hi) / y.hi};
-      return make(*std::min_element(c, c + 4), *std::max_element(c, c + 4));
+      // Non-negative lo + i s divided by d | s is lo / d + i (s / d).
+      I128 stride = 1;
+      if (y.exact() && y.lo > 0 && x.lo >= 0 && step(x) % y.lo == 0)
+        stride = step(x) / y.lo;
+      return make(*std::min_element(c, c + 4), *std::max_element(c, c + 4), stride);
     }
     if (x.exact() && y.exact())
       return exactValue(y.lo == -1 ? 0 : x.lo % y.lo);
     std::int64_t m = std::max(y.lo == kMin ? kMax : std::abs(y.lo), std::abs(y.hi)) - 1;
     if (x.lo >= 0) {
       if (y.exact() && x.hi - x.lo < y.lo && x.lo % y.lo <= x.hi % y.lo)
-        return make(x.lo % y.lo, x.hi % y.lo);
+        return make(x.lo % y.lo, x.hi % y.lo, step(x));
+      // lo + i s modulo m keeps the residue of lo modulo gcd(s, m).
+      if (y.exact() && y.lo > 0) {
+        I128 g = gcd(step(x), y.lo);
+        I128 r = I128(x.lo) % g;
+        return make(r, std::min<std::int64_t>(m, x.hi), g);
+      }
       return make(0, std::min<std::int64_t>(m, x.hi));
     }
     return make(-m, m);
@@ -73,7 +105,7 @@ IntervalResult applyBinary(ir::BinaryOp op, Interval x, Interval y) {
     if (y.lo > 62)
       return overflowOrUnbounded();
     I128 lo = I128(x.lo) * (I128(1) << y.lo), hi = I128(x.hi) * (I128(1) << y.lo);
-    return fits(lo) && fits(hi) ? make(lo, hi) : overflowOrUnbounded();
+    return fits(lo) && fits(hi) ? make(lo, hi, step(x) * (I128(1) << y.lo)) : overflowOrUnbounded();
   }
   case BinaryOp::BitAnd:
   case BinaryOp::BitOr:
@@ -102,9 +134,9 @@ std::optional<Interval> applyUnary(ir::UnaryOp op, Interval a) {
   if (op == ir::UnaryOp::Neg) {
     if (a.lo == kMin)
       return std::nullopt;
-    return Interval{-a.hi, -a.lo};
+    return Interval{-a.hi, -a.lo, a.stride};
   }
-  return Interval{~a.hi, ~a.lo};
+  return Interval{~a.hi, ~a.lo, a.stride};
 }
 
 } // namespace cake::sema

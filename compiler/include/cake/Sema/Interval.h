@@ -9,10 +9,13 @@
 
 namespace cake::sema {
 
-/// An inclusive integer interval of the values an index expression can take.
+/// An inclusive integer interval of the values an index expression can take, with their
+/// congruence: every value is lo + k * stride (stride >= 1), so `(lane * 4) % 16 +: 4` is known
+/// to end at 16, not 19.
 struct Interval {
   std::int64_t lo = 0;
   std::int64_t hi = 0;
+  std::int64_t stride = 1;
   bool exact() const { return lo == hi; }
   bool intersects(const Interval& o) const { return lo <= o.hi && o.lo <= hi; }
   friend bool operator==(const Interval&, const Interval&) = default;
