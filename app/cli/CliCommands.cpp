@@ -126,6 +126,8 @@ std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const A
     paths.targets = a.get("--targets");
   if (a.options.count("--rules"))
     paths.rules = a.get("--rules");
+  if (a.options.count("--calibration"))
+    paths.calibration = a.get("--calibration");
   auto compiler = driver::Compiler::load(paths);
   if (compiler->ok()) {
     // Reports (non-blocking) about the data still deserve to be seen.
@@ -383,7 +385,8 @@ int cmdFmt(const std::vector<std::string>& all) {
 
 // ------------------------------------------------------------------ targets
 int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--calibration"},
+                     {"--help"});
   if (!a.error.empty())
     return usageError("targets", a.error);
   std::string format = a.get("--format", "text");
@@ -414,6 +417,7 @@ int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
       facts("limits", t->limits);
       facts("machine", t->machine);
       facts("tensor_tflops", t->tensorTflops);
+      facts("timing", t->timing);
       facts("features", t->features);
       w.key("spaces").beginArray();
       for (ir::Space s : t->spaces)
@@ -661,7 +665,7 @@ void printHelp(const std::string& topic) {
       {"primitives", "cake primitives [NAME...] [--format text|json|md] [--target T]\n"
                      "                [--registry DIR] [--targets DIR]\n"
                      "  Lists the primitive registry loaded from its data files.\n"},
-      {"targets", "cake targets [--format text|json] [--targets DIR]\n"
+      {"targets", "cake targets [--format text|json] [--targets DIR] [--calibration DIR]\n"
                   "  Lists the known exact targets with their cited facts.\n"},
       {"corpus", "cake corpus [MANIFEST] [--format text|json]\n"
                  "  Checks every corpus case against its expectation (default: the bundled\n"
@@ -673,6 +677,23 @@ void printHelp(const std::string& topic) {
                 "  The barrier-protocol simulation of a kernel: per-role events (issue, arrive,\n"
                 "  expect_tx, complete_tx, wait with slot and phase), barrier and resource\n"
                 "  summaries; --format chrome writes Chrome/Perfetto trace JSON.\n"},
+      {"lower", "cake lower FILE --emit llvm|ptx|cuda|cubin|metadata [-o OUT] [--via llvm|cuda]\n"
+                "           [--cuda-compiler nvrtc|nvcc] [--format text|json] [-O N] [--no-debug-info]\n"
+                "           [--timeout S] [--cuda-home DIR] [--benchmark N]\n"
+                "  Lowers an accepted kernel. metadata: the derived tables (JSON); llvm/ptx: the\n"
+                "  in-process LLVM path (sm_80, sm_90a); cuda: CUDA C++ with inline PTX for every\n"
+                "  target; cubin: ptxas (--via llvm) or NVRTC/nvcc (--via cuda) with resource\n"
+                "  evidence judged against the IR. --benchmark N times the LLVM path against\n"
+                "  nvcc -ptx on the exported CUDA. exit: 0 ok, 1 findings, 2 usage or I/O error\n"},
+      {"cost", "cake cost FILE [--format text|json] [--no-hints] [--calibration DIR]\n"
+               "  Predicted kernel time with bounds, the bottleneck (memory-, tensor-, compute-,\n"
+               "  latency/sync- or occupancy-bound) attributed to operations and roles, roofline\n"
+               "  coordinates and hints naming the IR decision to change with its predicted gain.\n"
+               "  Refuses kernels with blocking findings (exit 1). See docs/cost.md.\n"},
+      {"calibrate", "cake calibrate MEASUREMENTS.json [--target T] [-o FILE] [--format text|json]\n"
+                    "  Fits the cost model's parameters to measured runs ({\"kernel\", \"measured_us\",\n"
+                    "  \"problem\"?, \"consts\"?, \"stages\"?, \"schedule\"?}), reports rank correlation\n"
+                    "  and top-1 regret before/after, and writes the calibration file with -o.\n"},
       {"rules", "cake rules [--format text|json|md] [--family F] [--severity S]\n"
                 "  Lists the rule registry loaded from compiler/rules/ (data).\n"},
       {"version", "cake --version | cake version [--format json]\n"
@@ -693,6 +714,9 @@ void printHelp(const std::string& topic) {
              "  rules       the rule registry: every finding code with its documentation\n"
              "  explain     the documentation of one finding code\n"
              "  trace       the verifier's event trace and barrier/resource summaries\n"
+             "  cost        predicted time, bottleneck, roofline and hints of a kernel\n"
+             "  calibrate   fit the cost model to measured runs\n"
+             "  lower       lower a kernel to metadata, LLVM IR, PTX, CUDA C++ or a cubin\n"
              "  version     version and compiler revision (also --version)\n"
              "  help        this text, or 'cake help COMMAND'\n",
              stdout);
@@ -730,8 +754,15 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdRules(argv0, args);
   if (cmd == "trace")
     return cmdTrace(argv0, args);
+  if (cmd == "cost")
+    return cmdCost(argv0, args);
+  if (cmd == "calibrate")
+    return cmdCalibrate(argv0, args);
+  if (cmd == "lower")
+    return cmdLower(argv0, args);
   std::vector<std::string> commands{"check",   "fmt",   "primitives", "targets", "corpus",
-                                    "explain", "rules", "trace",   "version",    "help"};
+                                    "explain", "rules", "trace",   "cost",    "calibrate",
+                                    "lower",   "version",    "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
     msg += "; did you mean '" + *guess + "'?";

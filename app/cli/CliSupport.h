@@ -45,5 +45,8 @@ std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const A
 int cmdRules(const std::string& argv0, const std::vector<std::string>& args);
 int cmdExplain(const std::string& argv0, const std::vector<std::string>& args);
 int cmdTrace(const std::string& argv0, const std::vector<std::string>& args);
+int cmdCost(const std::string& argv0, const std::vector<std::string>& args);
+int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& args);
+int cmdLower(const std::string& argv0, const std::vector<std::string>& args);
 
 } // namespace cake::cli

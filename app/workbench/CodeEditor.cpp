@@ -115,7 +115,7 @@ void CodeEditor::setMarks(const QList<Mark>& marks) {
   m_gutter->update();
 }
 
-void CodeEditor::goTo(int line, int column) {
+void CodeEditor::goTo(int line, int column, bool focus) {
   QTextBlock block = document()->findBlockByNumber(line - 1);
   if (!block.isValid())
     return;
@@ -124,7 +124,8 @@ void CodeEditor::goTo(int line, int column) {
                  qMax(0, qMin(column - 1, block.length() - 1)));
   setTextCursor(c);
   centerCursor();
-  setFocus();
+  if (focus)
+    setFocus();
 }
 
 bool CodeEditor::event(QEvent* e) {

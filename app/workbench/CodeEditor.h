@@ -18,7 +18,8 @@ public:
     QString message;
   };
   void setMarks(const QList<Mark>& marks);
-  void goTo(int line, int column);
+  /// Moves the cursor to a 1-based position and centres it; `focus` also gives it the focus.
+  void goTo(int line, int column, bool focus = true);
 
   int gutterWidth() const;
   void paintGutter(QPaintEvent* event);

@@ -1,10 +1,14 @@
-// Main window wiring: editor edits → debounced background check → findings, marks, status.
+// Main window wiring: editor edits → debounced background check → findings, marks, status;
+// the graph, layout and timeline docks and the shared selection between all views.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
 #include "CodeEditor.h"
 #include "cake/views/CakeHighlighter.h"
 #include "cake/views/FindingsModel.h"
+#include "cake/widgets/GraphView.h"
+#include "cake/widgets/MemoryLayoutView.h"
+#include "cake/widgets/TimelineView.h"
 
 #include <QAction>
 #include <QApplication>
@@ -32,7 +36,8 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
     : QMainWindow(parent), m_session(session), m_editor(new CodeEditor(this)),
       m_highlighter(new views::CakeHighlighter(m_editor->document())),
       m_findings(new views::FindingsModel(this)), m_findingsView(new QTableView(this)),
-      m_findingsDock(new QDockWidget(tr("Findings"), this)), m_status(new QLabel(this)),
+      m_findingsDock(new QDockWidget(tr("Findings"), this)),
+      m_selection(new views::SelectionModel(this)), m_status(new QLabel(this)),
       m_revision(new QLabel(this)) {
   setObjectName(QStringLiteral("mainWindow"));
   setWindowTitle(tr("Cake Workbench"));
@@ -52,11 +57,20 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
     if (const views::FindingRow* f = m_findings->finding(index.row()); f && f->line > 0)
       m_editor->goTo(f->line, f->column);
   });
+  // Moving through the findings keeps the keyboard there; the other views follow.
   connect(m_findingsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& index) {
-            if (const views::FindingRow* f = m_findings->finding(index.row()); f && f->line > 0)
-              m_editor->goTo(f->line, f->column);
+            const views::FindingRow* f = m_findings->finding(index.row());
+            if (!f)
+              return;
+            if (f->line > 0) {
+              m_movingCursor = true;
+              m_editor->goTo(f->line, f->column, false);
+              m_movingCursor = false;
+            }
+            m_selection->selectFinding(index.row(), views::SelectionOrigin::Findings);
           });
+  buildViews();
 
   m_status->setObjectName(QStringLiteral("checkStatus"));
   statusBar()->addWidget(m_status, 1);
@@ -82,6 +96,66 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   resize(1280, 800);
 }
 
+void MainWindow::buildViews() {
+  m_graph = new widgets::GraphView(m_selection, this);
+  m_layout = new widgets::MemoryLayoutView(m_selection, this);
+  m_timeline = new widgets::TimelineView(m_selection, this);
+  auto dock = [this](QDockWidget*& d, const QString& title, const QString& name, QWidget* w) {
+    d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(w);
+  };
+  dock(m_graphDock, tr("IR graph"), QStringLiteral("graphDock"), m_graph);
+  dock(m_layoutDock, tr("Memory layout"), QStringLiteral("layoutDock"), m_layout);
+  dock(m_timelineDock, tr("Timeline"), QStringLiteral("timelineDock"), m_timeline);
+  addDockWidget(Qt::RightDockWidgetArea, m_graphDock);
+  tabifyDockWidget(m_graphDock, m_layoutDock);
+  m_graphDock->raise();
+  splitDockWidget(m_findingsDock, m_timelineDock, Qt::Horizontal);
+  resizeDocks({m_graphDock}, {760}, Qt::Horizontal);
+  resizeDocks({m_findingsDock, m_timelineDock}, {460, 820}, Qt::Horizontal);
+  resizeDocks({m_findingsDock}, {250}, Qt::Vertical);
+
+  connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, [this] {
+    if (!m_movingCursor)
+      m_selection->selectLine(m_editor->textCursor().blockNumber() + 1, views::SelectionOrigin::Editor);
+  });
+  connect(m_selection, &views::SelectionModel::selectionChanged, this, &MainWindow::onSelectionChanged);
+}
+
+void MainWindow::onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin) {
+  if (origin == views::SelectionOrigin::Editor || origin == views::SelectionOrigin::Program)
+    return;
+  views::SourceSpan span = m_selection->sourceOf(selection);
+  if (origin != views::SelectionOrigin::Findings && span.valid()) {
+    m_movingCursor = true;
+    m_editor->goTo(span.line, span.column, false);
+    m_movingCursor = false;
+  }
+  // A finding picked in another view (the timeline's marks) becomes the current finding row.
+  if (selection.finding >= 0 && origin != views::SelectionOrigin::Findings &&
+      selection.finding < m_findings->rowCount()) {
+    QSignalBlocker block(m_findingsView->selectionModel());
+    m_findingsView->selectRow(selection.finding);
+  }
+}
+
+QDockWidget* MainWindow::viewDock(const QString& name) const {
+  if (name == QLatin1String("findings"))
+    return m_findingsDock;
+  if (name == QLatin1String("graph"))
+    return m_graphDock;
+  if (name == QLatin1String("layout"))
+    return m_layoutDock;
+  if (name == QLatin1String("timeline"))
+    return m_timelineDock;
+  return nullptr;
+}
+
+bool MainWindow::viewsReady() const {
+  return m_shownJob != 0 && m_graph->shownSnapshot() == m_shownJob && !m_graph->layoutPending();
+}
+
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, [this] {
@@ -102,6 +176,9 @@ void MainWindow::buildMenus() {
   m_examples->setObjectName(QStringLiteral("examplesMenu"));
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(m_findingsDock->toggleViewAction());
+  view->addAction(m_graphDock->toggleViewAction());
+  view->addAction(m_layoutDock->toggleViewAction());
+  view->addAction(m_timelineDock->toggleViewAction());
   rebuildRecentMenu();
 }
 
@@ -188,7 +265,11 @@ void MainWindow::scheduleCheck() {
 
 void MainWindow::onCheckFinished(const views::CheckSnapshotPtr& snapshot) {
   // A snapshot of text that was edited since is still shown; a newer job follows.
+  m_selection->setSnapshot(snapshot);
   m_findings->setSnapshot(snapshot);
+  m_graph->setSnapshot(snapshot);
+  m_layout->setSnapshot(snapshot);
+  m_timeline->setSnapshot(snapshot);
   m_findingsView->resizeColumnsToContents();
   QList<CodeEditor::Mark> marks;
   for (int i = 0; i < m_findings->rowCount(); ++i) {
@@ -206,8 +287,16 @@ void MainWindow::onCheckFinished(const views::CheckSnapshotPtr& snapshot) {
                         .arg(m_findings->rowCount())
                         .arg(m_findings->blockingCount())
                         .arg(snapshot->elapsedMs));
-  if (m_jumpToFirstFinding && m_findings->rowCount() > 0)
-    m_findingsView->selectRow(0);
+  if (m_jumpToFirstFinding && m_findings->rowCount() > 0) {
+    // The first blocking finding when there is one: it is why the kernel is refused.
+    int row = 0;
+    for (int i = m_findings->rowCount() - 1; i >= 0; --i)
+      if (m_findings->finding(i)->severity == Severity::Blocking)
+        row = i;
+    m_findingsView->selectRow(row);
+    if (const views::FindingRow* f = m_findings->finding(row); f && f->line > 0)
+      m_editor->goTo(f->line, f->column);
+  }
   m_jumpToFirstFinding = false;
   m_shownJob = snapshot->jobId;
   Q_EMIT checkShown(snapshot->jobId);

@@ -32,8 +32,16 @@ QImage render(cake::app::MainWindow& w, const QString& view) {
     return w.grab().toImage();
   if (view == QLatin1String("editor"))
     return w.centralWidget()->grab().toImage();
-  auto* dock = w.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
-  return dock->grab().toImage();
+  return w.viewDock(view)->grab().toImage();
+}
+
+/// Pumps events until `done()` or the deadline; false on timeout.
+template <typename Done> bool waitFor(Done done, qint64 timeoutMs) {
+  QElapsedTimer timer;
+  timer.start();
+  while (!done() && timer.elapsed() < timeoutMs)
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  return done();
 }
 
 } // namespace
@@ -55,7 +63,8 @@ int main(int argc, char** argv) {
   QCommandLineOption workspace({"w", "workspace"}, "Workspace directory (default: the bundled corpus).", "dir");
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
-  QCommandLineOption view("view", "View to render: editor, findings or all (default all).", "view", "all");
+  QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline or all (default all).",
+                          "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
@@ -74,12 +83,12 @@ int main(int argc, char** argv) {
                                     : parser.positionalArguments().value(0);
   bool headless = parser.isSet(screenshot);
   QString viewName = parser.value(view);
-  static const QStringList knownViews{"editor", "findings", "all"};
-  static const QStringList laterViews{"graph", "layout", "timeline", "performance", "code"};
+  static const QStringList knownViews{"editor", "findings", "graph", "layout", "timeline", "all"};
+  static const QStringList laterViews{"performance", "code"};
   if (headless && laterViews.contains(viewName))
-    return fail(QStringLiteral("view '%1' is not built yet (the IR graph, memory layout, timeline, "
-                               "performance and lowered-code views belong to the workbench issue); "
-                               "available: %2").arg(viewName, knownViews.join(", ")));
+    return fail(QStringLiteral("view '%1' is not built yet (the performance and lowered-code views "
+                               "belong to the workbench issue); available: %2")
+                    .arg(viewName, knownViews.join(", ")));
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -115,19 +124,42 @@ int main(int argc, char** argv) {
   int width = wh.value(0).toInt(), height = wh.value(1).toInt();
   if (wh.size() != 2 || width < 200 || height < 150 || width > 8000 || height > 8000)
     return fail(QStringLiteral("--size must be WxH between 200x150 and 8000x8000"));
+  QDockWidget* single = viewName == QLatin1String("all") || viewName == QLatin1String("editor")
+                           ? nullptr
+                           : window.viewDock(viewName);
+  if (single && viewName != QLatin1String("findings")) {
+    // One view alone, at the requested size (a floating dock on the offscreen screen).
+    for (const char* other : {"findings", "graph", "layout", "timeline"})
+      if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
+        d->hide();
+    single->setFloating(true);
+    single->resize(width, height);
+    single->show();
+    single->raise();
+  }
   window.resize(width, height);
   window.show();
-  // Wait (bounded) for the background check so the picture shows its findings.
+  // Wait (bounded) for the background check and the graph layout so the picture is complete.
   QElapsedTimer timer;
   timer.start();
   bool failed = false;
   QObject::connect(&session, &cake::views::CompileSession::compilerFailed, [&] { failed = true; });
-  while (!file.isEmpty() && window.shownJob() == 0 && !failed && timer.elapsed() < 20000)
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-  if (!file.isEmpty() && window.shownJob() == 0)
-    return fail(failed ? QStringLiteral("the compiler data is invalid") : QStringLiteral("timed out waiting for the check"));
+  qint64 checkMs = 0;
+  if (!file.isEmpty()) {
+    if (!waitFor([&] { return failed || window.shownJob() != 0; }, 30000) || failed)
+      return fail(failed ? QStringLiteral("the compiler data is invalid")
+                         : QStringLiteral("timed out waiting for the check"));
+    checkMs = timer.elapsed();
+    if (!waitFor([&] { return window.viewsReady(); }, 60000))
+      return fail(QStringLiteral("timed out waiting for the graph layout"));
+  }
   QCoreApplication::processEvents();
+  qint64 readyMs = timer.elapsed();
   QImage image = render(window, viewName);
+  std::printf("cake-workbench: compiler loaded and kernel checked in %lld ms, all views ready in %lld ms, "
+              "rendered in %lld ms\n",
+              static_cast<long long>(checkMs), static_cast<long long>(readyMs),
+              static_cast<long long>(timer.elapsed()));
   QString out = parser.value(screenshot);
   if (image.isNull() || !image.save(out, "PNG"))
     return fail(QStringLiteral("cannot write '%1'").arg(out));

@@ -19,3 +19,11 @@ config.substitutions.append(("%python", config.python))
 config.environment["NO_COLOR"] = "1"
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.cake_bin_dir, os.environ.get("PATH", "")])
+
+# The CUDA toolkit is optional: tests that run ptxas / nvcc say `REQUIRES: cuda`.
+cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+cuda_bin = os.path.join(cuda_home, "bin")
+if os.access(os.path.join(cuda_bin, "ptxas"), os.X_OK):
+    config.available_features.add("cuda")
+    config.substitutions.append(("%ptxas", os.path.join(cuda_bin, "ptxas")))
+    config.substitutions.append(("%nvcc", os.path.join(cuda_bin, "nvcc")))

@@ -1,8 +1,12 @@
-// View-library tests: the findings model passes QAbstractItemModelTester; the compile façade
-// runs jobs in the background and drops superseded results.
+// View-library tests: the findings and buffers models pass QAbstractItemModelTester; the compile
+// façade runs jobs in the background, drops superseded results and ships the view data; the
+// shared selection resolves lines, events, findings and buffers and signals only changes.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ViewsTestUtil.h"
+#include "cake/views/BuffersModel.h"
 #include "cake/views/CompileSession.h"
 #include "cake/views/FindingsModel.h"
+#include "cake/views/SelectionModel.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -75,6 +79,139 @@ private Q_SLOTS:
       superseded += args.at(2).toBool();
     QCOMPARE(superseded, 2);
     QVERIFY(first < last);
+  }
+
+  void sessionSnapshotCarriesViewData() {
+    views::CompileSession session;
+    session.setCompiler(test::compiler());
+    QSignalSpy finished(&session, &views::CompileSession::checkFinished);
+    QString path = test::corpusPath("hopper_gemm/gemm_ws.cake");
+    session.requestCheck(path, test::readFile(path));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+    auto snap = finished.first().at(0).value<views::CheckSnapshotPtr>();
+    QVERIFY(snap->views);
+    QCOMPARE(snap->views->roles, QStringList({"producer", "consumer"}));
+    QCOMPARE(snap->views->graph.nodes.size(), 25);
+    QCOMPARE(snap->views->timeline.lanes.size(), 2);
+    QVERIFY(!snap->views->timeline.blocks.isEmpty());
+    QCOMPARE(snap->views->memory.limit, 232448);
+    QVERIFY(snap->checkMs <= snap->elapsedMs);
+    // Ops know their source line, roles and shared-memory buffers.
+    int tma = snap->views->opAtLine.value(61, -1);
+    QVERIFY(tma >= 0);
+    QCOMPARE(snap->views->ops[tma].name, QStringLiteral("tma.load"));
+    QCOMPARE(snap->views->ops[tma].roles, QVector<int>({0}));
+    QCOMPARE(snap->views->ops[tma].smemBuffers, QVector<int>({3}));
+    QCOMPARE(snap->views->bufferNames[3], QStringLiteral("a_s"));
+  }
+
+  void selectionModel() {
+    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+    const views::ViewData& d = *snap->views;
+    views::SelectionModel sel;
+    QSignalSpy changed(&sel, &views::SelectionModel::selectionChanged);
+    sel.setSnapshot(snap);
+    QCOMPARE(changed.count(), 0);
+    // A line with an op (tma.load a_s, line 61): the op and its shared-memory buffer.
+    sel.selectLine(61, views::SelectionOrigin::Editor);
+    QCOMPARE(changed.count(), 1);
+    auto s = changed.last().at(0).value<views::Selection>();
+    QCOMPARE(s.op, d.opAtLine.value(61));
+    QCOMPARE(s.role, -1);
+    QCOMPARE(d.bufferNames.value(s.buffer), QStringLiteral("a_s"));
+    QCOMPARE(changed.last().at(1).value<views::SelectionOrigin>(), views::SelectionOrigin::Editor);
+    // The same selection again: no signal (views can call select* freely without loops).
+    sel.selectLine(61, views::SelectionOrigin::Graph);
+    sel.selectOp(s.op, -1, views::SelectionOrigin::Graph);
+    QCOMPARE(changed.count(), 1);
+    // A graph node: op in one role.
+    int cta = d.opAtLine.value(53);
+    QCOMPARE(d.ops[cta].name, QStringLiteral("cta.sync"));
+    sel.selectOp(cta, 1, views::SelectionOrigin::Graph);
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(sel.current().role, 1);
+    QCOMPARE(sel.current().buffer, -1);
+    // The editor on the same line keeps the role.
+    sel.selectLine(53, views::SelectionOrigin::Editor);
+    QCOMPARE(changed.count(), 2);
+    // A declaration line selects its buffer.
+    sel.selectLine(37, views::SelectionOrigin::Editor);
+    QCOMPARE(sel.current().op, -1);
+    QCOMPARE(d.bufferNames.value(sel.current().buffer), QStringLiteral("c_s"));
+    QCOMPARE(sel.sourceOf(sel.current()).line, 37);
+    // A trace event: its op and role.
+    const auto& trace = snap->result.verification.trace;
+    int wait = -1;
+    for (std::size_t i = 0; i < trace.size() && wait < 0; ++i)
+      if (trace[i].kind == verify::TraceEvent::Kind::Wait && trace[i].role == 1)
+        wait = int(i);
+    QVERIFY(wait >= 0);
+    sel.selectEvent(wait, views::SelectionOrigin::Timeline);
+    QCOMPARE(sel.current().event, wait);
+    QCOMPARE(sel.current().op, int(trace[std::size_t(wait)].op));
+    QCOMPARE(sel.current().role, 1);
+    QCOMPARE(sel.sourceOf(sel.current()).line, d.ops[sel.current().op].span.line);
+    // A finding on the kernel line has no op.
+    sel.selectFinding(0, views::SelectionOrigin::Findings);
+    QCOMPARE(sel.current().finding, 0);
+    QCOMPARE(sel.current().op, -1);
+    // Blank line: nothing.
+    sel.selectLine(2, views::SelectionOrigin::Editor);
+    QVERIFY(sel.current().isEmpty());
+    int before = int(changed.count());
+    sel.clear(views::SelectionOrigin::Editor);
+    QCOMPARE(int(changed.count()), before);
+    // A new snapshot keeps an op selection on its line.
+    sel.selectLine(61, views::SelectionOrigin::Editor);
+    before = int(changed.count());
+    sel.setSnapshot(test::corpusSnapshot("hopper_gemm/gemm_ws.cake"));
+    QCOMPARE(int(changed.count()), before);
+    QCOMPARE(sel.current().op, d.opAtLine.value(61));
+    // A snapshot where the line holds no op clears it (origin Program).
+    sel.setSnapshot(test::snapshotOf("k.cake", kGood));
+    QVERIFY(sel.current().isEmpty());
+    QCOMPARE(changed.last().at(1).value<views::SelectionOrigin>(), views::SelectionOrigin::Program);
+  }
+
+  void findingsOnOps() {
+    auto snap = test::corpusSnapshot("negative/wait-cycle.cake");
+    const views::ViewData& d = *snap->views;
+    int blocking = -1;
+    for (std::size_t i = 0; i < snap->result.diagnostics.size(); ++i)
+      if (snap->result.diagnostics[i].code == "ps-wait-cycle")
+        blocking = int(i);
+    QVERIFY(blocking >= 0);
+    int op = d.findingOp[blocking];
+    QVERIFY(op >= 0);
+    QCOMPARE(d.ops[op].name, QStringLiteral("mbarrier.try_wait"));
+    QCOMPARE(d.ops[op].severity, int(Severity::Blocking));
+    QVERIFY(d.ops[op].findings.contains(blocking));
+    views::SelectionModel sel;
+    sel.setSnapshot(snap);
+    sel.selectFinding(blocking, views::SelectionOrigin::Findings);
+    QCOMPARE(sel.current().op, op);
+  }
+
+  void buffersModel() {
+    views::BuffersModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSnapshot(test::corpusSnapshot("hopper_gemm/gemm_ws.cake"));
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.index(0, views::BuffersModel::NameColumn).data().toString(), QStringLiteral("a_s"));
+    QCOMPARE(model.index(1, views::BuffersModel::PlacementColumn).data().toString(),
+             QStringLiteral("bytes 65536..131072"));
+    QCOMPARE(model.index(0, views::BuffersModel::StagesColumn).data().toLongLong(), 4);
+    QCOMPARE(model.index(0, views::BuffersModel::ConflictColumn).data().toString(), QStringLiteral("not modelled"));
+    QCOMPARE(model.index(2, views::BuffersModel::ConflictColumn).data().toString(), QStringLiteral("conflict-free"));
+    QCOMPARE(model.rowOfBuffer(model.index(2, 0).data(views::BuffersModel::BufferRole).toInt()), 2);
+    // A Blackwell kernel lists its tensor memory too.
+    model.setSnapshot(test::corpusSnapshot("blackwell_gemm/gemm_tcgen05.cake"));
+    bool tmem = false;
+    for (int r = 0; r < model.rowCount(); ++r)
+      tmem = tmem || model.index(r, views::BuffersModel::SpaceColumn).data().toString() == QLatin1String("tmem");
+    QVERIFY(tmem);
+    model.setSnapshot(nullptr);
+    QCOMPARE(model.rowCount(), 0);
   }
 
   void sessionReportsInvalidData() {

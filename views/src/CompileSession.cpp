@@ -1,4 +1,4 @@
-// Background compile façade: compiler loading and check jobs off the GUI thread.
+// Background compile façade: compiler loading, check jobs and view data off the GUI thread.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/CompileSession.h"
 
@@ -78,6 +78,8 @@ void CompileSession::runCheck(quint64 id, QString path, QString text) {
     snapshot->path = path;
     snapshot->text = text;
     snapshot->result = compiler->check(path.toStdString(), text.toStdString());
+    snapshot->checkMs = timer.elapsed();
+    snapshot->views = buildViewData(snapshot->result);
     snapshot->elapsedMs = timer.elapsed();
     return CheckSnapshotPtr(std::move(snapshot));
   }));

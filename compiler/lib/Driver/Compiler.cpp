@@ -25,9 +25,10 @@ DataPaths defaultDataPaths(const std::string& executablePath) {
   fs::path share = exe.parent_path().parent_path() / "share" / "cake";
   if (!executablePath.empty() && fs::is_directory(share / "primitives", ec))
     return {(share / "primitives").string(), (share / "targets").string(),
-            (share / "rules").string()};
+            (share / "rules").string(), (share / "calibration").string()};
   fs::path src(CAKE_DEFAULT_DATA_DIR);
-  return {(src / "primitives").string(), (src / "targets").string(), (src / "rules").string()};
+  return {(src / "primitives").string(), (src / "targets").string(), (src / "rules").string(),
+          (src / "calibration").string()};
 }
 
 std::string Compiler::version() { return CAKE_VERSION; }
@@ -37,6 +38,7 @@ std::unique_ptr<Compiler> Compiler::load(const DataPaths& paths) {
   c->m_paths = paths;
   DiagnosticEngine diags(1000);
   c->m_targets = target::TargetSet::load(paths.targets, c->m_sources, diags);
+  c->m_targets.loadCalibrations(paths.calibration, c->m_sources, diags);
   c->m_registry = reg::Registry::load(paths.primitives, c->m_targets, c->m_sources, diags);
   if (!paths.rules.empty())
     c->m_rules = verify::RuleSet::load(paths.rules, c->m_registry, c->m_sources, diags);
@@ -49,6 +51,8 @@ std::unique_ptr<Compiler> Compiler::load(const DataPaths& paths) {
     files.emplace_back("primitives/" + path, content);
   for (const auto& [path, content] : c->m_rules.sources())
     files.emplace_back("rules/" + path, content);
+  for (const auto& [path, content] : c->m_targets.calibrationSources())
+    files.emplace_back("calibration/" + path, content);
   std::sort(files.begin(), files.end());
   Sha256 h;
   h.update("cake-ir/1\n");

@@ -709,6 +709,36 @@ private:
       r.fail();
   }
 
+  /// Whether a facet applies to the slot's operand kind (or attribute type).
+  bool slotTyped(const TemplateSlot& ts) const {
+    if (!ts.isOperand) {
+      if (ts.index >= m_prim->attributes.size())
+        return true; // reported as an unknown name already
+      return ts.facet == "id" && m_prim->attributes[ts.index].type == AttrType::Enum;
+    }
+    if (ts.index >= m_prim->operands.size())
+      return true;
+    static constexpr std::string_view buffer[] = {"addr", "desc", "reg",  "regs", "rank",
+                                                  "bytes", "dtype", "count", "cols", "lanes"};
+    static constexpr std::string_view tensormap[] = {"map", "coords", "rank", "dtype"};
+    static constexpr std::string_view mbarrier[] = {"addr", "count", "phase", "mask"};
+    static constexpr std::string_view nbarrier[] = {"id", "count"};
+    auto in = [&](auto& list) {
+      return std::find(std::begin(list), std::end(list), ts.facet) != std::end(list);
+    };
+    switch (m_prim->operands[ts.index].kind) {
+    case OperandKind::Buffer:
+      return in(buffer);
+    case OperandKind::TensorMap:
+      return in(tensormap);
+    case OperandKind::MBarrier:
+      return in(mbarrier);
+    case OperandKind::NBarrier:
+      return in(nbarrier);
+    }
+    return true;
+  }
+
   /// Checks every `{slot}`: a known operand or a typed attribute, with a known facet.
   bool validateTemplate(const json::Value& line) {
     const std::string& s = line.string;
@@ -785,6 +815,15 @@ private:
           std::find(std::begin(kFacets), std::end(kFacets), facet) == std::end(kFacets)) {
         m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
                        "unknown slot facet '" + facet + "'");
+        ok = false;
+      } else if (!facet.empty() && !slotTyped(ts)) {
+        // Typed slots: each facet has a meaning for some operand kinds only (lowering binds
+        // it to a typed value), and an attribute takes no facet but `.id` of an enum.
+        m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
+                       "slot '{" + slot + "}': facet '" + facet + "' does not apply to " +
+                           (ts.isOperand ? std::string(toString(m_prim->operands[ts.index].kind)) +
+                                               " operands"
+                                         : "a non-enum attribute (only {enum.id} is allowed)"));
         ok = false;
       }
       m_prim->lowering.templateSlots.push_back(std::move(ts));

@@ -32,6 +32,20 @@ constexpr std::string_view kFeatureKeys[] = {
     "redux.sync",        "fp8_mma",         "fp4_mma",
 };
 
+// Cost-model timing facts: latencies measured by published microbenchmarks or estimated, and
+// per-SM rates the machine section does not give (docs/cost.md explains each).
+constexpr std::string_view kTimingKeys[] = {
+    "dram_latency_ns",     "l2_latency_ns",          "smem_latency_cycles",
+    "mma_latency_cycles",  "tmem_latency_cycles",    "tma_issue_cycles",
+    "mbarrier_wait_cycles", "cta_sync_cycles",       "launch_overhead_us",
+    "sfu_ops_per_clock_per_sm", "tmem_bytes_per_clock_per_sm",
+};
+// Parameters `cake calibrate` fits (multipliers of the cited facts, and the launch overhead).
+constexpr std::string_view kCalibrationKeys[] = {
+    "tensor_efficiency", "hbm_efficiency", "l2_efficiency",  "smem_efficiency",
+    "alu_efficiency",    "tmem_efficiency", "latency_scale", "launch_overhead_us",
+};
+
 template <typename T, typename Read>
 void readFacts(json::ObjectReader& parent, std::string_view field,
                std::span<const std::string_view> keys, bool allKeysRequired,
@@ -122,6 +136,8 @@ std::vector<std::string_view> dtypeNames() {
 std::span<const std::string_view> limitKeys() { return kLimitKeys; }
 std::span<const std::string_view> machineKeys() { return kMachineKeys; }
 std::span<const std::string_view> featureKeys() { return kFeatureKeys; }
+std::span<const std::string_view> timingKeys() { return kTimingKeys; }
+std::span<const std::string_view> calibrationKeys() { return kCalibrationKeys; }
 
 std::int64_t Target::limit(std::string_view key) const {
   auto it = limits.find(key);
@@ -130,6 +146,10 @@ std::int64_t Target::limit(std::string_view key) const {
 double Target::machineValue(std::string_view key) const {
   auto it = machine.find(key);
   return it == machine.end() ? 0.0 : it->second.value;
+}
+double Target::timingValue(std::string_view key) const {
+  auto it = timing.find(key);
+  return it == timing.end() ? 0.0 : it->second.value;
 }
 bool Target::hasFeature(std::string_view feature) const {
   auto it = features.find(feature);
@@ -169,6 +189,9 @@ std::unique_ptr<Target> TargetSet::parse(const std::string& path, FileId file,
   auto dtypes = dtypeNames();
   readFacts<double>(r, "tensor_tflops", dtypes, false, t->tensorTflops, readDouble);
   readFacts<bool>(r, "features", kFeatureKeys, true, t->features, readBool);
+  // Optional: a target without timing facts loads, but the cost model will not estimate it.
+  if (doc->get("timing"))
+    readFacts<double>(r, "timing", kTimingKeys, true, t->timing, readDouble);
   if (const json::Value* spaces = r.field("spaces", json::Kind::Array, true)) {
     for (const json::Value& s : spaces->elements) {
       auto space = s.isString() ? ir::parseSpace(s.string) : std::nullopt;
@@ -191,8 +214,13 @@ std::unique_ptr<Target> TargetSet::parse(const std::string& path, FileId file,
     r.allow("calibration");
     if (!cal->isNull() && !cal->isObject())
       r.invalid(*cal, "\"calibration\" must be null (not calibrated) or an object");
-    else
+    else if (cal->isObject() && !checkCalibration(*cal, diags, "\"calibration\""))
+      r.fail();
+    else {
       t->calibration = *cal;
+      if (cal->isObject())
+        t->calibrationPath = path;
+    }
   } else {
     r.field("calibration", json::Kind::Null, true);
   }
@@ -253,6 +281,97 @@ TargetSet TargetSet::load(const std::string& dir, SourceManager& sources,
     set.m_targets.push_back(std::move(target));
   }
   return set;
+}
+
+bool TargetSet::checkCalibration(const json::Value& doc, DiagnosticEngine& diags,
+                                 std::string_view context) {
+  json::ObjectReader r(doc, diags, std::string(context));
+  if (!r.isObject())
+    return false;
+  r.allow("$comment");
+  r.allow("target"); // checked against the file name by loadCalibrations
+  if (const json::Value* params = r.field("params", json::Kind::Object, true)) {
+    json::ObjectReader p(*params, diags, "\"params\"");
+    for (std::string_view key : kCalibrationKeys) {
+      auto v = p.number(key, false);
+      if (!v)
+        continue;
+      // Efficiencies and scales multiply cited facts: they must stay positive and plausible.
+      bool overhead = key == "launch_overhead_us";
+      double lo = overhead ? 0.0 : 1e-3, hi = overhead ? 1e4 : 1e3;
+      if (!(*v >= lo && *v <= hi))
+        p.invalid(*params->get(key), "\"" + std::string(key) + "\" must lie in [" +
+                                         (overhead ? std::string("0, 10000") : "0.001, 1000") +
+                                         "], found " + std::to_string(*v));
+    }
+    p.finish();
+    if (!p.ok())
+      r.fail();
+  }
+  if (const json::Value* fit = r.field("fit", json::Kind::Object, false)) {
+    // Free-form provenance of the fit; the cost model reads only rms_log_error (bounds).
+    if (const json::Value* e = fit->get("rms_log_error"); e && (!e->isNumber() || e->number < 0))
+      r.invalid(*e, "\"rms_log_error\" must be a non-negative number");
+  }
+  r.finish();
+  return r.ok();
+}
+
+void TargetSet::loadCalibrations(const std::string& dir, SourceManager& sources,
+                                 DiagnosticEngine& diags) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec))
+    return; // nothing calibrated
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json")
+      files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& p : files) {
+    std::string error;
+    auto content = readFile(p.string(), error, 4u << 20);
+    if (!content) {
+      FileId f = sources.addBuffer(p.string(), "");
+      diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read '" + p.string() + "': " + error);
+      continue;
+    }
+    m_calibrationSources.emplace_back(p.filename().string(), *content);
+    FileId f = sources.addBuffer(p.string(), *content);
+    auto doc = json::parse(sources.text(f), f, diags);
+    if (!doc || !checkCalibration(*doc, diags, "calibration file"))
+      continue;
+    std::string stem = p.stem().string();
+    Target* target = nullptr;
+    for (const auto& t : m_targets)
+      if (t->name == stem)
+        target = t.get();
+    const json::Value* named = doc->get("target");
+    SourceRange at = named ? named->range : json::headRange(*doc);
+    if (named && (!named->isString() || named->string != stem)) {
+      diags.report(DiagId::DefInvalidValue, at,
+                   "calibration file '" + p.filename().string() +
+                       "' must name its own target \"" + stem + "\"");
+      continue;
+    }
+    if (!target) {
+      std::string known;
+      for (const std::string& n : names())
+        known += (known.empty() ? "" : ", ") + n;
+      diags.report(DiagId::DefUnknownTarget, at,
+                   "calibration file for '" + stem + "', which has no target file (known: " +
+                       known + ")");
+      continue;
+    }
+    if (target->calibration.isObject()) {
+      Diagnostic* d = diags.report(DiagId::DefDuplicate, at,
+                                   "target '" + stem + "' is calibrated twice");
+      addNote(d, target->nameRange, "the target file has an inline \"calibration\"");
+      continue;
+    }
+    target->calibration = std::move(*doc);
+    target->calibrationPath = p.string();
+  }
 }
 
 const Target* TargetSet::find(std::string_view name) const {

@@ -61,6 +61,7 @@
 // hide their loads at any depth that fits in shared memory.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Analyses.h"
+#include "cake/Verify/BankModel.h"
 
 #include <algorithm>
 #include <array>
@@ -327,22 +328,10 @@ std::optional<TileView> viewOf(const ir::Operand& o, const sema::BufferInfo& b, 
 // Bank and sector arithmetic.
 
 /// Swizzle<B, 4, 3> on a byte address (see the header comment); `mode` is the span in bytes.
-std::int64_t swizzle(std::int64_t addr, int mode) {
-  switch (mode) {
-  case 128:
-    return addr ^ (((addr >> 7) & 7) << 4);
-  case 64:
-    return addr ^ (((addr >> 7) & 3) << 4);
-  case 32:
-    return addr ^ (((addr >> 7) & 1) << 4);
-  default:
-    return addr;
-  }
-}
+/// The definition is public (cake/Verify/BankModel.h) so the layout view draws the same map.
+std::int64_t swizzle(std::int64_t addr, int mode) { return swizzleAddress(addr, mode); }
 
-int swizzleBytes(const std::string& s) {
-  return s == "128B" ? 128 : s == "64B" ? 64 : s == "32B" ? 32 : 0;
-}
+int swizzleBytes(const std::string& s) { return swizzleModeBytes(s); }
 /// Bytes of the innermost dimension of a buffer (its "rows").
 std::int64_t rowBytes(const sema::BufferInfo& b) {
   return (b.shape.empty() ? 1 : b.shape.back()) * elementBytes(b.dtype);
@@ -453,12 +442,16 @@ void addInstruction(SectorStats& s, std::vector<std::pair<std::int64_t, std::int
 enum class Pattern : std::uint8_t { None, Matrix, PerThread, Cooperative };
 
 Pattern patternOf(const std::string& name) {
-  if (name == "ldmatrix" || name == "stmatrix")
+  switch (smemAccessModel(name)) {
+  case SmemAccessModel::Matrix:
     return Pattern::Matrix;
-  if (name == "ld.shared" || name == "st.shared" || name == "ld.global" || name == "st.global")
+  case SmemAccessModel::PerThread:
     return Pattern::PerThread;
-  if (name == "cp.async")
+  case SmemAccessModel::Cooperative:
     return Pattern::Cooperative;
+  case SmemAccessModel::None:
+    break;
+  }
   return Pattern::None;
 }
 
@@ -928,6 +921,22 @@ private:
               "(index it with tid or lane), or stage the tile through shared memory");
   }
 
+  /// Hands the analysed access to the views (VerifyResult::smemAccesses); read-only data.
+  void exportPattern(const SmemAccess& a, const SmemAccess::Result& r) {
+    SmemAccessPattern p;
+    p.op = a.op;
+    p.operand = a.operand;
+    p.buffer = a.buffer;
+    p.width = a.width;
+    p.unit = a.unit;
+    p.phases = a.phases;
+    p.counts = a.counts;
+    p.degree = r.degree;
+    p.worstPhase = r.worstPhase;
+    p.wavefronts = r.wavefronts;
+    m_ctx.result.smemAccesses.push_back(std::move(p));
+  }
+
   std::string describe(const SmemAccess& a) const {
     return "'" + m.ops[a.op].primitive->name + "'";
   }
@@ -938,6 +947,7 @@ private:
       int mode = swizzleBytes(b.swizzle);
       SmemAccess::Result r = a.evaluate(mode);
       m_current.push_back(r);
+      exportPattern(a, r);
       if (r.degree <= 1)
         continue;
       const sema::OpInfo& op = m.ops[a.op];

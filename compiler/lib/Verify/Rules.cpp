@@ -27,7 +27,7 @@ constexpr std::string_view kAnalyses[] = {
     "syntax",         "type-check",       "definition", "primitive-constraints",
     "barrier-protocol", "async-completion", "hazards",  "coverage",
     "resources",      "layout",           "usage",      "bank-conflicts",
-    "coalescing",     "latency"};
+    "coalescing",     "latency",          "lowering",   "toolchain-evidence"};
 constexpr std::string_view kDeclarations[] = {"smem", "tmem", "reg", "param", "tensormap"};
 
 /// The code prefix of each family ("ps-deadlock" is program-safety).
@@ -294,6 +294,15 @@ RuleSet RuleSet::load(const std::string& dir, const reg::Registry& registry,
     implemented.emplace(c.code);
   for (const VerifyCodeInfo& c : allVerifyCodes())
     implemented.emplace(c.code);
+  // Lowering and toolchain-evidence codes (cake_lower reports them; the list is plain data so
+  // this library does not depend on the lowering library).
+  static constexpr std::string_view kLowerCodes[] = {
+#define CAKE_LOWER_CODE(id, code, family, severity, title) code,
+#include "cake/Support/LowerCodes.def"
+#undef CAKE_LOWER_CODE
+  };
+  for (std::string_view c : kLowerCodes)
+    implemented.emplace(c);
   std::map<std::string, const reg::ConstraintDef*, std::less<>> constraintCodes;
   for (const auto& prim : registry.all())
     for (const reg::ConstraintDef& c : prim->constraints)

@@ -21,6 +21,8 @@ struct DataPaths {
   std::string primitives;
   std::string targets;
   std::string rules;
+  /// Cost-model calibration files (`<target>.json`); empty or missing: nothing calibrated.
+  std::string calibration;
 };
 
 /// Default data paths for a binary: `<exe dir>/../share/cake/...` when present (installed),

@@ -28,6 +28,11 @@ template <typename T> struct Fact {
 std::span<const std::string_view> limitKeys();
 std::span<const std::string_view> machineKeys();
 std::span<const std::string_view> featureKeys();
+/// Keys of the optional "timing" section (latencies and per-SM rates of the cost model); when a
+/// target has the section it states every key.
+std::span<const std::string_view> timingKeys();
+/// Parameters a calibration ("params" of compiler/calibration/<target>.json) may set.
+std::span<const std::string_view> calibrationKeys();
 
 struct Target {
   std::string name;              ///< exact target, e.g. sm_90a
@@ -41,14 +46,21 @@ struct Target {
   std::map<std::string, Fact<bool>, std::less<>> features;
   std::vector<ir::Space> spaces;
   std::vector<ir::DType> dtypes;
+  /// Latencies and per-SM rates for the cost model (section "timing"); empty when the target
+  /// file has none (the cost model then refuses to estimate the target).
+  std::map<std::string, Fact<double>, std::less<>> timing;
   /// Fitted cost-model parameters; null when the target is not calibrated.
   json::Value calibration;
+  /// The file `calibration` came from (this target file or a calibration file); empty when null.
+  std::string calibrationPath;
   std::string path;
   FileId file = 0;
   SourceRange nameRange;
 
   std::int64_t limit(std::string_view key) const;
   double machineValue(std::string_view key) const;
+  /// A "timing" fact, or 0 when the target has no timing section.
+  double timingValue(std::string_view key) const;
   bool hasFeature(std::string_view feature) const;
   bool hasSpace(ir::Space space) const;
   bool hasDType(ir::DType dtype) const;
@@ -71,9 +83,22 @@ public:
   /// (path, content) of every file read, for the compiler revision hash.
   const std::vector<std::pair<std::string, std::string>>& sources() const { return m_sources; }
 
+  /// Attaches the calibration files `dir/<target>.json` (cost-model parameters fitted by
+  /// `cake calibrate`) to their targets. A missing directory means "nothing calibrated";
+  /// malformed files get located def-* findings and are not attached.
+  void loadCalibrations(const std::string& dir, SourceManager& sources, DiagnosticEngine& diags);
+  /// Validates one calibration object (a calibration file, or a target's inline "calibration").
+  static bool checkCalibration(const json::Value& doc, DiagnosticEngine& diags,
+                               std::string_view context);
+  /// (file name, content) of every calibration file read, for the compiler revision hash.
+  const std::vector<std::pair<std::string, std::string>>& calibrationSources() const {
+    return m_calibrationSources;
+  }
+
 private:
   std::vector<std::unique_ptr<Target>> m_targets;
   std::vector<std::pair<std::string, std::string>> m_sources;
+  std::vector<std::pair<std::string, std::string>> m_calibrationSources;
 };
 
 } // namespace cake::target

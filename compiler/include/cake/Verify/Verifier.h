@@ -88,6 +88,22 @@ struct ResourceSummary {
   std::int64_t residency = 0;
 };
 
+/// One shared-memory access the performance analysis modelled for bank conflicts (see
+/// cake/Verify/BankModel.h): the distinct phases of one (operation, operand), as unswizzled
+/// absolute byte addresses (phases that repeat modulo 1024 bytes are kept once and counted).
+struct SmemAccessPattern {
+  std::size_t op = 0;      ///< index into KernelModel::ops
+  std::size_t operand = 0; ///< operand index of the op
+  std::size_t buffer = 0;  ///< index into KernelModel::buffers
+  std::int64_t width = 16; ///< bytes per address
+  std::string unit;        ///< "8x8 matrix", "phase of 8 threads x 16 B", ...
+  std::vector<std::vector<std::int64_t>> phases;
+  std::vector<std::int64_t> counts; ///< occurrences of each phase
+  int degree = 1;                   ///< worst phase under the declared swizzle (N-way)
+  std::size_t worstPhase = 0;
+  std::int64_t wavefronts = 0;
+};
+
 struct VerifyResult {
   /// False when type checking failed: no analysis ran.
   bool ran = false;
@@ -100,6 +116,8 @@ struct VerifyResult {
   std::vector<TraceEvent> trace;
   std::vector<BarrierSummary> barriers;
   ResourceSummary resources;
+  /// Shared-memory access patterns of the bank-conflict model (for the layout view).
+  std::vector<SmemAccessPattern> smemAccesses;
 };
 
 /// Runs every analysis on a kernel whose parse and type check reported no blocking finding.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cake/Driver/Compiler.h"
+#include "cake/views/ViewData.h"
 
 #include <QObject>
 #include <QString>
@@ -18,7 +19,10 @@ struct CheckSnapshot {
   QString path;
   QString text;
   driver::CheckResult result;
-  qint64 elapsedMs = 0;
+  /// What the views show, derived in the same background job (never on the GUI thread).
+  ViewDataPtr views;
+  qint64 elapsedMs = 0; ///< check + view data
+  qint64 checkMs = 0;   ///< parse, type check and verification alone
 };
 using CheckSnapshotPtr = std::shared_ptr<const CheckSnapshot>;
 

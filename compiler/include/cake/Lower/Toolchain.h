@@ -1,0 +1,106 @@
+// The NVIDIA toolchain as evidence: locating ptxas / nvcc / NVRTC, running them with a timeout,
+// parsing ptxas resource usage per entry and turning contradictions with the IR (register
+// budgets, spills, shared memory, barriers) into located findings. A missing tool is a finding,
+// never a crash. No process-global state is changed: safe for concurrent background jobs.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/IR/Kernel.h"
+#include "cake/Lower/Metadata.h"
+#include "cake/Sema/KernelModel.h"
+#include "cake/Support/Diagnostic.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake::lower {
+
+/// Looks for a CUDA tool in $CUDA_HOME/bin, /usr/local/cuda/bin, then PATH; with `cudaHome`
+/// only in `cudaHome`/bin (an explicit toolkit, e.g. `cake lower --cuda-home DIR`).
+std::optional<std::string> findCudaTool(const std::string& name, const std::string& cudaHome = {});
+
+struct ToolRun {
+  bool started = false;
+  bool timedOut = false;
+  int exitCode = -1;
+  std::string output;      ///< stdout and stderr together
+  double seconds = 0.0;    ///< wall clock
+  double cpuSeconds = 0.0; ///< user + system time of the tool and the processes it waited for
+};
+
+/// Runs argv[0] (an absolute path) with a wall-clock limit; the child is killed on timeout.
+ToolRun runTool(const std::vector<std::string>& argv, double timeoutSeconds);
+
+/// Resource usage of one entry as ptxas -v reports it.
+struct PtxasEntry {
+  std::string name;
+  std::string target;
+  std::int64_t registers = 0;
+  std::int64_t barriers = 0;
+  std::int64_t smemBytes = 0; ///< static shared memory
+  std::int64_t cmemBytes = 0;
+  std::int64_t stackFrame = 0;
+  std::int64_t spillStores = 0, spillLoads = 0;
+};
+
+struct PtxasReport {
+  std::vector<PtxasEntry> entries;
+  std::vector<std::string> warnings;
+  std::vector<std::string> errors;
+};
+
+/// Parses `ptxas -v` (also nvcc -Xptxas -v and NVRTC logs).
+PtxasReport parsePtxasOutput(const std::string& output);
+
+/// What the toolchain run produced.
+struct Evidence {
+  bool ran = false; ///< the tool ran to completion
+  bool ok = false;  ///< it accepted the input
+  std::string tool; ///< command line (for logs)
+  std::string log;
+  double seconds = 0.0;
+  double cpuSeconds = 0.0;
+  PtxasReport report;
+  std::vector<Diagnostic> findings;
+  std::string cubinPath;
+};
+
+/// Inputs to judge ptxas figures against the IR.
+struct EvidenceContext {
+  const ir::Module* module = nullptr;
+  const sema::KernelModel* model = nullptr;
+  const Metadata* metadata = nullptr;
+  double timeoutSeconds = 120.0;
+  std::string workDir;  ///< where temporary files go (default: $TMPDIR or /tmp)
+  std::string cudaHome; ///< explicit CUDA toolkit root (default: search, see findCudaTool)
+};
+
+/// Assembles PTX with `ptxas -arch=<target> -v`; writes the cubin to `cubinPath` when given.
+Evidence ptxasEvidence(const std::string& ptx, const std::string& target,
+                       const EvidenceContext& ctx, const std::string& cubinPath = {});
+
+/// Compiles CUDA C++ with nvcc (`-cubin` with the exact -gencode and -Xptxas -v) or, with
+/// `syntaxOnly`, just checks that it compiles (`-c`).
+Evidence nvccEvidence(const std::string& cuda, const std::string& target,
+                      const EvidenceContext& ctx, const std::string& cubinPath = {});
+
+/// Compiles CUDA C++ in-process with NVRTC (libnvrtc loaded at run time) to a cubin.
+Evidence nvrtcEvidence(const std::string& cuda, const std::string& target,
+                       const EvidenceContext& ctx, const std::string& cubinPath = {});
+
+/// `nvcc -ptx` of CUDA C++ (the reference path of the speed comparison); returns the PTX.
+Evidence nvccPtx(const std::string& cuda, const std::string& target, const EvidenceContext& ctx,
+                 std::string& ptx);
+
+/// Compares the report with the IR and adds findings (registers, spills, smem, barriers).
+void judgeResources(Evidence& ev, const EvidenceContext& ctx);
+
+/// Judges one role's register budget against what ptxas needs for that role's code alone
+/// (`roleReport`, from compiling isolateRole()): a budget below the need is hw-ptxas-registers,
+/// located at the role's `regs=` attribute.
+void judgeRoleBudget(Evidence& ev, const EvidenceContext& ctx, const std::string& role,
+                     const PtxasReport& roleReport);
+
+} // namespace cake::lower

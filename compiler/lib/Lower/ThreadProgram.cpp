@@ -1,0 +1,596 @@
+// Builders and constant folding for the thread-level program.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/Lower/ThreadProgram.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace cake::lower {
+
+std::string_view toString(Ty ty) {
+  switch (ty) {
+  case Ty::Pred:
+    return "pred";
+  case Ty::I32:
+    return "i32";
+  case Ty::U32:
+    return "u32";
+  case Ty::I64:
+    return "i64";
+  case Ty::U64:
+    return "u64";
+  case Ty::F32:
+    return "f32";
+  }
+  return "?";
+}
+
+bool isInteger(Ty ty) {
+  return ty == Ty::I32 || ty == Ty::U32 || ty == Ty::I64 || ty == Ty::U64;
+}
+
+unsigned bitWidth(Ty ty) {
+  switch (ty) {
+  case Ty::Pred:
+    return 1;
+  case Ty::I64:
+  case Ty::U64:
+    return 64;
+  default:
+    return 32;
+  }
+}
+
+std::string_view toString(Op op) {
+  static constexpr std::string_view names[] = {
+      "+",   "-",   "*",  "/",  "%", "<<", ">>", "&",  "|", "^",
+      "min", "max", "==", "!=", "<", "<=", ">",  ">=", "-", "~"};
+  return names[static_cast<int>(op)];
+}
+
+namespace ex {
+
+namespace {
+
+bool isSigned(Ty ty) {
+  return ty == Ty::I32 || ty == Ty::I64;
+}
+
+/// Wraps a value to the width of `ty` (two's complement), as C would store it.
+std::int64_t wrap(std::int64_t v, Ty ty) {
+  switch (ty) {
+  case Ty::I32:
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+  case Ty::U32:
+    return static_cast<std::int64_t>(static_cast<std::uint32_t>(v));
+  case Ty::Pred:
+    return v != 0;
+  default:
+    return v;
+  }
+}
+
+ExprRef makeConst(std::int64_t v, Ty ty) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Const;
+  e->ty = ty;
+  e->value = wrap(v, ty);
+  return e;
+}
+
+bool plainConst(const ExprRef& e, std::int64_t& v) {
+  if (e->kind == Expr::Kind::Const && e->name.empty()) {
+    v = e->value;
+    return true;
+  }
+  return false;
+}
+
+std::optional<std::int64_t> fold(Op op, std::int64_t a, std::int64_t b, Ty ty) {
+  bool s = isSigned(ty);
+  std::uint64_t ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+  if (ty == Ty::U32) {
+    ua &= 0xffffffffu;
+    ub &= 0xffffffffu;
+  }
+  switch (op) {
+  case Op::Add:
+    return static_cast<std::int64_t>(ua + ub);
+  case Op::Sub:
+    return static_cast<std::int64_t>(ua - ub);
+  case Op::Mul:
+    return static_cast<std::int64_t>(ua * ub);
+  case Op::Div:
+    if (b == 0)
+      return std::nullopt;
+    return s ? a / b : static_cast<std::int64_t>(ua / ub);
+  case Op::Rem:
+    if (b == 0)
+      return std::nullopt;
+    return s ? a % b : static_cast<std::int64_t>(ua % ub);
+  case Op::Shl:
+    if (b < 0 || b >= 64)
+      return std::nullopt;
+    return static_cast<std::int64_t>(ua << b);
+  case Op::Shr:
+    if (b < 0 || b >= 64)
+      return std::nullopt;
+    return s ? a >> b : static_cast<std::int64_t>(ua >> b);
+  case Op::And:
+    return a & b;
+  case Op::Or:
+    return a | b;
+  case Op::Xor:
+    return a ^ b;
+  case Op::Min:
+    return s ? std::min(a, b) : static_cast<std::int64_t>(std::min(ua, ub));
+  case Op::Max:
+    return s ? std::max(a, b) : static_cast<std::int64_t>(std::max(ua, ub));
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+ExprRef i32(std::int64_t v) {
+  return makeConst(v, Ty::I32);
+}
+ExprRef u32(std::int64_t v) {
+  return makeConst(v, Ty::U32);
+}
+ExprRef u64(std::int64_t v) {
+  return makeConst(v, Ty::U64);
+}
+
+ExprRef named(std::string name, std::int64_t v, Ty ty) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Const;
+  e->ty = ty;
+  e->value = wrap(v, ty);
+  e->name = std::move(name);
+  return e;
+}
+
+ExprRef f32(float v) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::FConst;
+  e->ty = Ty::F32;
+  e->fvalue = v;
+  return e;
+}
+
+ExprRef var(const Program& p, int v) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Var;
+  e->ty = p.vars[v].ty;
+  e->var = v;
+  return e;
+}
+
+ExprRef elem(const Program& p, int v, ExprRef index) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Var;
+  e->ty = p.vars[v].ty;
+  e->var = v;
+  e->args.push_back(std::move(index));
+  return e;
+}
+
+ExprRef param(const Program& p, int index) {
+  (void)p;
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Param;
+  e->ty = Ty::U64;
+  e->var = index;
+  return e;
+}
+
+ExprRef special(Special s) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Special;
+  e->ty = s == Special::SmemBase ? Ty::U32 : Ty::I32;
+  e->special = s;
+  return e;
+}
+
+ExprRef bin(Op op, ExprRef a, ExprRef b) {
+  Ty ty = a->ty;
+  std::int64_t x = 0, y = 0;
+  bool ca = plainConst(a, x), cb = plainConst(b, y);
+  bool cmp =
+      op == Op::Eq || op == Op::Ne || op == Op::Lt || op == Op::Le || op == Op::Gt || op == Op::Ge;
+  if (ca && cb && isInteger(ty) && !cmp)
+    if (auto v = fold(op, x, y, ty))
+      return makeConst(*v, ty);
+  if (ca && cb && isInteger(ty) && cmp) {
+    bool s = isSigned(ty);
+    auto lt = [&](std::int64_t p, std::int64_t q) {
+      return s ? p < q : static_cast<std::uint64_t>(p) < static_cast<std::uint64_t>(q);
+    };
+    bool r = op == Op::Eq   ? x == y
+             : op == Op::Ne ? x != y
+             : op == Op::Lt ? lt(x, y)
+             : op == Op::Le ? !lt(y, x)
+             : op == Op::Gt ? lt(y, x)
+                            : !lt(x, y);
+    return makeConst(r ? 1 : 0, Ty::Pred);
+  }
+  if (isInteger(ty) && !cmp) {
+    // Algebraic identities keep the printed code readable and the IR small.
+    if (cb && y == 0 &&
+        (op == Op::Add || op == Op::Sub || op == Op::Or || op == Op::Xor || op == Op::Shl ||
+         op == Op::Shr))
+      return a;
+    if (ca && x == 0 && (op == Op::Add || op == Op::Or || op == Op::Xor))
+      return b;
+    if (cb && y == 1 && (op == Op::Mul || op == Op::Div))
+      return a;
+    if (ca && x == 1 && op == Op::Mul)
+      return b;
+    if ((ca && x == 0 && (op == Op::Mul || op == Op::And)) ||
+        (cb && y == 0 && (op == Op::Mul || op == Op::And)))
+      return makeConst(0, ty);
+    if (cb && y == 1 && op == Op::Rem)
+      return makeConst(0, ty);
+  }
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Binary;
+  e->ty = cmp ? Ty::Pred : ty;
+  e->op = op;
+  e->args = {std::move(a), std::move(b)};
+  return e;
+}
+
+ExprRef udiv(ExprRef a, std::int64_t d) {
+  if (d > 0 && (d & (d - 1)) == 0) {
+    int shift = 0;
+    while ((std::int64_t(1) << shift) < d)
+      ++shift;
+    Ty ty = a->ty;
+    return bin(Op::Shr, std::move(a), makeConst(shift, ty));
+  }
+  Ty ty = a->ty;
+  return bin(Op::Div, std::move(a), makeConst(d, ty));
+}
+
+ExprRef umod(ExprRef a, std::int64_t d) {
+  Ty ty = a->ty;
+  if (d > 0 && (d & (d - 1)) == 0)
+    return bin(Op::And, std::move(a), makeConst(d - 1, ty));
+  return bin(Op::Rem, std::move(a), makeConst(d, ty));
+}
+
+ExprRef un(Op op, ExprRef a) {
+  std::int64_t x = 0;
+  if (plainConst(a, x) && isInteger(a->ty))
+    return makeConst(op == Op::Neg ? -x : ~x, a->ty);
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Unary;
+  e->ty = a->ty;
+  e->op = op;
+  e->args = {std::move(a)};
+  return e;
+}
+
+ExprRef select(ExprRef c, ExprRef a, ExprRef b) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Select;
+  e->ty = a->ty;
+  e->args = {std::move(c), std::move(a), std::move(b)};
+  return e;
+}
+
+ExprRef convert(ExprRef a, Ty to) {
+  if (a->ty == to)
+    return a;
+  std::int64_t x = 0;
+  if (plainConst(a, x) && (isInteger(a->ty) || a->ty == Ty::Pred) && isInteger(to))
+    return makeConst(x, to);
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Convert;
+  e->ty = to;
+  e->args = {std::move(a)};
+  return e;
+}
+
+ExprRef bitcast(ExprRef a, Ty to) {
+  if (a->ty == to)
+    return a;
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Bitcast;
+  e->ty = to;
+  e->args = {std::move(a)};
+  return e;
+}
+
+std::optional<std::int64_t> constantValue(const Expr& e) {
+  switch (e.kind) {
+  case Expr::Kind::Const:
+    return e.value;
+  case Expr::Kind::Binary: {
+    auto a = constantValue(*e.args[0]);
+    auto b = constantValue(*e.args[1]);
+    if (!a || !b)
+      return std::nullopt;
+    return fold(e.op, *a, *b, e.args[0]->ty);
+  }
+  case Expr::Kind::Unary: {
+    auto a = constantValue(*e.args[0]);
+    if (!a)
+      return std::nullopt;
+    return wrap(e.op == Op::Neg ? -*a : ~*a, e.ty);
+  }
+  case Expr::Kind::Convert: {
+    auto a = constantValue(*e.args[0]);
+    if (!a || !isInteger(e.ty) || !isInteger(e.args[0]->ty))
+      return std::nullopt;
+    return wrap(*a, e.ty);
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace ex
+
+} // namespace cake::lower
+
+namespace cake::lower {
+
+const std::vector<PureFunction>& pureFunctions() {
+  // PTX per the ISA; approximate SFU forms as the primitive files document (hardware.note).
+  static const std::vector<PureFunction> fns = {
+      {"ex2", "ex2.approx.ftz.f32 %0, %1;", Ty::F32, {Ty::F32}, ""},
+      {"lg2", "lg2.approx.ftz.f32 %0, %1;", Ty::F32, {Ty::F32}, ""},
+      {"rsqrt", "rsqrt.approx.ftz.f32 %0, %1;", Ty::F32, {Ty::F32}, ""},
+      {"rcp", "rcp.approx.ftz.f32 %0, %1;", Ty::F32, {Ty::F32}, ""},
+      {"sqrt", "sqrt.approx.ftz.f32 %0, %1;", Ty::F32, {Ty::F32}, ""},
+      {"tanh", "tanh.approx.f32 %0, %1;", Ty::F32, {Ty::F32}, ""},
+      {"fma", "fma.rn.f32 %0, %1, %2, %3;", Ty::F32, {Ty::F32, Ty::F32, Ty::F32}, "llvm.fma.f32"},
+      {"fmax", "max.f32 %0, %1, %2;", Ty::F32, {Ty::F32, Ty::F32}, "llvm.maxnum.f32"},
+      {"fmin", "min.f32 %0, %1, %2;", Ty::F32, {Ty::F32, Ty::F32}, "llvm.minnum.f32"},
+      {"fabs", "abs.f32 %0, %1;", Ty::F32, {Ty::F32}, "llvm.fabs.f32"},
+      // cvt.rn.bf16x2.f32 d, a, b puts a in the upper and b in the lower half.
+      {"pack_bf16x2", "cvt.rn.bf16x2.f32 %0, %1, %2;", Ty::U32, {Ty::F32, Ty::F32}, ""},
+      {"pack_f16x2", "cvt.rn.f16x2.f32 %0, %1, %2;", Ty::U32, {Ty::F32, Ty::F32}, ""},
+      {"f16lo",
+       "{\n.reg .b16 cake_l, cake_h;\nmov.b32 {cake_l, cake_h}, %1;\ncvt.f32.f16 %0, cake_l;\n}",
+       Ty::F32,
+       {Ty::U32},
+       ""},
+      {"f16hi",
+       "{\n.reg .b16 cake_l, cake_h;\nmov.b32 {cake_l, cake_h}, %1;\ncvt.f32.f16 %0, cake_h;\n}",
+       Ty::F32,
+       {Ty::U32},
+       ""},
+      {"cvt_rni_s32", "cvt.rni.s32.f32 %0, %1;", Ty::I32, {Ty::F32}, ""},
+      {"cvt_rzi_s32", "cvt.rzi.s32.f32 %0, %1;", Ty::I32, {Ty::F32}, ""},
+      {"shfl_bfly_f32",
+       "shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;",
+       Ty::F32,
+       {Ty::F32, Ty::I32},
+       "llvm.nvvm.shfl.sync.bfly.f32"},
+      {"shfl_bfly_i32",
+       "shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;",
+       Ty::I32,
+       {Ty::I32, Ty::I32},
+       "llvm.nvvm.shfl.sync.bfly.i32"},
+  };
+  return fns;
+}
+
+const PureFunction* findPureFunction(std::string_view name) {
+  for (const PureFunction& f : pureFunctions())
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
+namespace ex {
+ExprRef call(std::string_view fn, std::vector<ExprRef> args) {
+  const PureFunction* f = findPureFunction(fn);
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Call;
+  e->ty = f ? f->result : Ty::F32;
+  e->name = std::string(fn);
+  e->args = std::move(args);
+  return e;
+}
+} // namespace ex
+
+} // namespace cake::lower
+
+namespace cake::lower {
+
+namespace {
+
+void readsOf(const Expr& e, std::vector<char>& reads) {
+  if (e.kind == Expr::Kind::Var && e.var >= 0)
+    reads[static_cast<std::size_t>(e.var)] = 1;
+  for (const ExprRef& a : e.args)
+    readsOf(*a, reads);
+}
+
+void scan(const Block& b, std::vector<char>& reads, std::vector<char>& writes) {
+  for (const Stmt& s : b) {
+    for (const ExprRef* e : {&s.index, &s.value, &s.begin, &s.end, &s.step, &s.cond})
+      if (*e)
+        readsOf(**e, reads);
+    if (s.kind == Stmt::Kind::Assign)
+      writes[static_cast<std::size_t>(s.var)] = 1;
+    for (const AsmOperand& o : s.outputs) {
+      writes[static_cast<std::size_t>(o.var)] = 1;
+      if (o.mode == '+')
+        reads[static_cast<std::size_t>(o.var)] = 1;
+      if (o.index)
+        readsOf(*o.index, reads);
+    }
+    for (const AsmOperand& i : s.inputs)
+      if (i.value)
+        readsOf(*i.value, reads);
+    if (s.loopVar >= 0)
+      writes[static_cast<std::size_t>(s.loopVar)] = reads[static_cast<std::size_t>(s.loopVar)] = 1;
+    scan(s.body, reads, writes);
+    scan(s.elseBody, reads, writes);
+  }
+}
+
+bool prune(Block& b, const std::vector<char>& reads) {
+  bool changed = false;
+  for (std::size_t i = 0; i < b.size();) {
+    Stmt& s = b[i];
+    if (s.kind == Stmt::Kind::Assign && !reads[static_cast<std::size_t>(s.var)]) {
+      b.erase(b.begin() + static_cast<std::ptrdiff_t>(i));
+      changed = true;
+      continue;
+    }
+    changed |= prune(s.body, reads);
+    changed |= prune(s.elseBody, reads);
+    // An `if` left without statements (or only comments) goes too.
+    if (s.kind == Stmt::Kind::If && s.elseBody.empty() &&
+        std::all_of(s.body.begin(), s.body.end(),
+                    [](const Stmt& x) { return x.kind == Stmt::Kind::Comment; }) &&
+        s.body.empty()) {
+      b.erase(b.begin() + static_cast<std::ptrdiff_t>(i));
+      changed = true;
+      continue;
+    }
+    ++i;
+  }
+  return changed;
+}
+
+void pruneDecls(Block& b, const std::vector<char>& reads, const std::vector<char>& writes) {
+  for (Stmt& s : b) {
+    if (s.kind == Stmt::Kind::Scope)
+      s.decls.erase(std::remove_if(s.decls.begin(), s.decls.end(),
+                                   [&](int v) {
+                                     return !reads[static_cast<std::size_t>(v)] &&
+                                            !writes[static_cast<std::size_t>(v)];
+                                   }),
+                    s.decls.end());
+    pruneDecls(s.body, reads, writes);
+    pruneDecls(s.elseBody, reads, writes);
+  }
+}
+
+} // namespace
+
+void removeDeadCode(Program& p) {
+  for (;;) {
+    std::vector<char> reads(p.vars.size(), 0), writes(p.vars.size(), 0);
+    scan(p.body, reads, writes);
+    if (!prune(p.body, reads)) {
+      pruneDecls(p.body, reads, writes);
+      return;
+    }
+  }
+}
+
+} // namespace cake::lower
+
+namespace cake::lower {
+
+namespace {
+void dropSetmaxnreg(Block& b) {
+  b.erase(std::remove_if(
+              b.begin(), b.end(),
+              [](const Stmt& s) { return s.intrinsic.rfind("llvm.nvvm.setmaxnreg", 0) == 0; }),
+          b.end());
+  for (Stmt& s : b)
+    dropSetmaxnreg(s.body);
+}
+} // namespace
+
+Program isolateRole(const Program& program, const std::string& role, std::int64_t threads) {
+  Program p = program;
+  p.launchRegisters = 0;
+  p.threads = threads;
+  for (Stmt& top : p.body) {
+    if (top.kind != Stmt::Kind::Scope)
+      continue;
+    top.body.erase(std::remove_if(top.body.begin(), top.body.end(),
+                                  [&](const Stmt& s) {
+                                    return s.kind == Stmt::Kind::If &&
+                                           s.comment.rfind("role ", 0) == 0 &&
+                                           s.comment != "role " + role;
+                                  }),
+                   top.body.end());
+  }
+  dropSetmaxnreg(p.body);
+  return p;
+}
+
+} // namespace cake::lower
+
+namespace cake::lower {
+
+bool sameExpr(const Expr& a, const Expr& b) {
+  if (&a == &b)
+    return true;
+  if (a.kind != b.kind || a.ty != b.ty || a.value != b.value || a.fvalue != b.fvalue ||
+      a.name != b.name || a.var != b.var || a.special != b.special || a.op != b.op ||
+      a.args.size() != b.args.size())
+    return false;
+  for (std::size_t i = 0; i < a.args.size(); ++i)
+    if (!sameExpr(*a.args[i], *b.args[i]))
+      return false;
+  return true;
+}
+
+namespace {
+bool writesAnyVarOf(const Block& b, const Expr& cond) {
+  std::vector<char> reads(1, 0);
+  std::function<void(const Expr&, std::vector<int>&)> vars = [&](const Expr& e,
+                                                                 std::vector<int>& out) {
+    if (e.kind == Expr::Kind::Var)
+      out.push_back(e.var);
+    for (const ExprRef& x : e.args)
+      vars(*x, out);
+  };
+  std::vector<int> used;
+  vars(cond, used);
+  std::function<bool(const Block&)> scan = [&](const Block& blk) {
+    for (const Stmt& s : blk) {
+      if (s.kind == Stmt::Kind::Assign && std::find(used.begin(), used.end(), s.var) != used.end())
+        return true;
+      for (const AsmOperand& o : s.outputs)
+        if (std::find(used.begin(), used.end(), o.var) != used.end())
+          return true;
+      if (scan(s.body) || scan(s.elseBody))
+        return true;
+    }
+    return false;
+  };
+  return scan(b);
+}
+} // namespace
+
+void mergeGuards(Block& b) {
+  for (Stmt& s : b) {
+    mergeGuards(s.body);
+    mergeGuards(s.elseBody);
+  }
+  // if (c) {A} [comments] if (c) {B}  ->  if (c) {A comments B}, when A does not change c.
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (b[i].kind != Stmt::Kind::If || !b[i].elseBody.empty() || !b[i].comment.empty())
+      continue;
+    std::size_t j = i + 1;
+    while (j < b.size() && b[j].kind == Stmt::Kind::Comment)
+      ++j;
+    if (j >= b.size() || b[j].kind != Stmt::Kind::If || !b[j].elseBody.empty() ||
+        !b[j].comment.empty() || !sameExpr(*b[i].cond, *b[j].cond) ||
+        writesAnyVarOf(b[i].body, *b[i].cond))
+      continue;
+    for (std::size_t k = i + 1; k < j; ++k)
+      b[i].body.push_back(std::move(b[k]));
+    for (Stmt& x : b[j].body)
+      b[i].body.push_back(std::move(x));
+    b.erase(b.begin() + static_cast<std::ptrdiff_t>(i + 1),
+            b.begin() + static_cast<std::ptrdiff_t>(j + 1));
+    --i; // try to merge the next one into the grown block
+  }
+}
+
+} // namespace cake::lower

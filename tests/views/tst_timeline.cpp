@@ -1,0 +1,237 @@
+// Timeline tests: geometry math (time ↔ x, zoom around the cursor, pan, focus, clamping,
+// lanes, hit testing) as data-driven tables, and the timeline data of the Hopper GEMM and of a
+// deadlocked kernel (lanes, non-overlapping blocks, flows with slot/phase labels, findings).
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ViewsTestUtil.h"
+#include "cake/views/TimelineGeometry.h"
+
+#include <QtTest>
+
+using namespace cake;
+using views::TimelineGeometry;
+
+namespace {
+TimelineGeometry standard() {
+  TimelineGeometry g;
+  g.left = 100;
+  g.width = 1000;
+  g.top = 20;
+  g.laneHeight = 30;
+  g.laneGap = 10;
+  g.setRange(0, 100); // 10 px per step
+  return g;
+}
+} // namespace
+
+class TestTimeline : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void mapping_data() {
+    QTest::addColumn<double>("time");
+    QTest::addColumn<double>("x");
+    QTest::newRow("left edge") << 0.0 << 100.0;
+    QTest::newRow("middle") << 50.0 << 600.0;
+    QTest::newRow("right edge") << 100.0 << 1100.0;
+    QTest::newRow("before") << -10.0 << 0.0;
+    QTest::newRow("fraction") << 12.5 << 225.0;
+  }
+  void mapping() {
+    QFETCH(double, time);
+    QFETCH(double, x);
+    TimelineGeometry g = standard();
+    QCOMPARE(g.pixelsPerUnit(), 10.0);
+    QCOMPARE(g.xOf(time), x);
+    QCOMPARE(g.timeAt(x), time);
+  }
+
+  void zoomKeepsTheTimeUnderTheCursor_data() {
+    QTest::addColumn<double>("x");
+    QTest::addColumn<double>("factor");
+    QTest::addColumn<double>("span");
+    QTest::newRow("in at centre") << 600.0 << 0.5 << 50.0;
+    QTest::newRow("in at left edge") << 100.0 << 0.8 << 80.0;
+    QTest::newRow("out at right edge") << 1100.0 << 1.25 << 125.0;
+    QTest::newRow("out near left") << 150.0 << 2.0 << 200.0;
+    QTest::newRow("clamped to min span") << 400.0 << 0.001 << 4.0;
+  }
+  void zoomKeepsTheTimeUnderTheCursor() {
+    QFETCH(double, x);
+    QFETCH(double, factor);
+    QFETCH(double, span);
+    TimelineGeometry g = standard();
+    double before = g.timeAt(x);
+    g.zoomAround(x, factor);
+    QCOMPARE(g.span(), span);
+    QVERIFY(qAbs(g.timeAt(x) - before) < 1e-9);
+  }
+
+  void panFocusClamp() {
+    TimelineGeometry g = standard();
+    g.panPixels(100); // 10 steps later
+    QCOMPARE(g.viewStart, 10.0);
+    QCOMPARE(g.viewEnd, 110.0);
+    g.panPixels(-300);
+    QCOMPARE(g.viewStart, -20.0);
+    g.focus(40, 60, 0.1);
+    QCOMPARE(g.viewStart, 38.0);
+    QCOMPARE(g.viewEnd, 62.0);
+    g.focus(10, 10, 0); // a single instant: the minimum span
+    QCOMPARE(g.span(), g.minSpan);
+    // Clamping keeps the view near [0, total] without changing the span.
+    g.setRange(-500, -400);
+    g.clampTo(1000);
+    QCOMPARE(g.span(), 100.0);
+    QVERIFY(g.viewStart >= -5.0 - 1e-9);
+    g.setRange(5000, 5100);
+    g.clampTo(1000);
+    QVERIFY(g.viewEnd <= 1005.0 + 1e-9);
+    g.setRange(0, 5000); // wider than the trace: pinned at the start
+    g.clampTo(1000);
+    QCOMPARE(g.viewStart, -250.0);
+    QVERIFY(g.visible(10, 20));
+    g.setRange(0, 100);
+    QVERIFY(!g.visible(100, 120));
+    QVERIFY(!g.visible(-5, 0));
+  }
+
+  void lanesAndRects_data() {
+    QTest::addColumn<double>("y");
+    QTest::addColumn<int>("lane");
+    QTest::newRow("above") << 5.0 << -1;
+    QTest::newRow("lane 0 top") << 20.0 << 0;
+    QTest::newRow("lane 0 bottom") << 49.9 << 0;
+    QTest::newRow("gap") << 55.0 << -1;
+    QTest::newRow("lane 1") << 60.0 << 1;
+    QTest::newRow("lane 2") << 110.0 << 2;
+    QTest::newRow("past the last lane") << 140.0 << -1;
+  }
+  void lanesAndRects() {
+    QFETCH(double, y);
+    QFETCH(int, lane);
+    TimelineGeometry g = standard();
+    QCOMPARE(g.laneAt(y, 3), lane);
+    QCOMPARE(g.blockRect(10, 12, 1), QRectF(200, 60, 20, 30));
+    g.setRange(0, 100000);
+    QCOMPARE(g.blockRect(10, 11, 0).width(), 1.0); // never thinner than a pixel
+  }
+
+  void hitTesting() {
+    views::TimelineData d;
+    d.lanes = {"producer", "consumer"};
+    auto block = [](int lane, qint64 s, qint64 e, views::TimelineBlock::Kind k, int event) {
+      views::TimelineBlock b;
+      b.lane = lane;
+      b.start = s;
+      b.end = e;
+      b.kind = k;
+      b.event = event;
+      return b;
+    };
+    using K = views::TimelineBlock::Kind;
+    d.blocks = {block(0, 0, 2, K::Op, 0), block(0, 2, 10, K::Wait, 1), block(0, 10, 12, K::Op, 2),
+                block(1, 0, 1, K::Op, 3), block(1, 5, 6, K::Op, 4)};
+    d.laneStart = {0, 3, 5};
+    views::TimelineMark m;
+    m.lane = 1;
+    m.time = 20;
+    m.event = 5;
+    d.marks = {m};
+    views::TimelineFinding f;
+    f.lane = 0;
+    f.time = 50;
+    f.finding = 0;
+    d.findings = {f};
+    TimelineGeometry g = standard();
+    QCOMPARE(views::hitTest(d, g, {g.xOf(1), g.laneCenter(0)}).block, 0);
+    QCOMPARE(views::hitTest(d, g, {g.xOf(5), g.laneCenter(0)}).block, 1);
+    QCOMPARE(views::hitTest(d, g, {g.xOf(11), g.laneCenter(0)}).block, 2);
+    QCOMPARE(views::hitTest(d, g, {g.xOf(5.5), g.laneCenter(1)}).block, 4);
+    QCOMPARE(views::hitTest(d, g, {g.xOf(3), g.laneCenter(1)}).block, -1); // empty space
+    QCOMPARE(views::hitTest(d, g, {g.xOf(20) + 2, g.laneCenter(1)}).mark, 0);
+    QCOMPARE(views::hitTest(d, g, {g.xOf(50) + 1, g.laneTop(0) + 3}).finding, 0);
+    QCOMPARE(views::hitTest(d, g, {g.xOf(1), 5}).block, -1); // above the lanes
+    QCOMPARE(d.blocksInRange(0, 3, 11), QVector<int>({1, 2}));
+    QCOMPARE(d.blocksInRange(1, 0, 100), QVector<int>({3, 4}));
+    QCOMPARE(d.blocksInRange(1, 1, 5), QVector<int>());
+    QCOMPARE(d.blocksInRange(7, 0, 100), QVector<int>());
+  }
+
+  void hopperGemmTimeline() {
+    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+    const views::TimelineData& t = snap->views->timeline;
+    QCOMPARE(t.lanes, QStringList({"producer", "consumer"}));
+    QVERIFY(t.verified);
+    QVERIFY(!t.deadlock);
+    QCOMPARE(t.tilesAnalysed, 3);
+    QVERIFY(t.endTime > 100);
+    // Blocks are sorted per lane and never overlap: the binary search relies on it.
+    for (int k = 1; k < t.blocks.size(); ++k) {
+      const views::TimelineBlock &a = t.blocks[k - 1], &b = t.blocks[k];
+      QVERIFY(a.lane <= b.lane);
+      if (a.lane == b.lane)
+        QVERIFY2(a.end <= b.start, qPrintable(QStringLiteral("%1 [%2,%3) vs %4 [%5,%6)")
+                                                 .arg(a.label).arg(a.start).arg(a.end).arg(b.label).arg(b.start).arg(b.end)));
+    }
+    // blocksInRange agrees with a scan.
+    for (int lane = 0; lane < 2; ++lane) {
+      QVector<int> scan;
+      for (int k = 0; k < t.blocks.size(); ++k)
+        if (t.blocks[k].lane == lane && t.blocks[k].end > 100 && t.blocks[k].start < 160)
+          scan << k;
+      QCOMPARE(t.blocksInRange(lane, 100, 160), scan);
+    }
+    // Every consumer wait on full is released by a flow from the producer, labelled with the
+    // slot, the phase and the parity it observed.
+    int fromProducer = 0;
+    for (const views::TimelineFlow& f : t.flows) {
+      QVERIFY(f.fromTime <= f.toTime);
+      QVERIFY(f.label.contains(QStringLiteral(" φ")) && f.label.contains(QStringLiteral(" p")));
+      if (f.fromLane == 0 && f.toLane == 1) {
+        ++fromProducer;
+        QVERIFY(f.label.startsWith("full["));
+      }
+    }
+    QCOMPARE(fromProducer, 3 * 64); // 3 tiles × 64 K steps
+    QVERIFY(t.flows.first().toBlock >= 0);
+    QCOMPARE(t.blocks[t.flows.first().toBlock].label, QStringLiteral("mbarrier.try_wait"));
+    // Marks for the TMA's complete_tx and the phase completions.
+    bool completeTx = false, phaseDone = false;
+    for (const views::TimelineMark& m : t.marks) {
+      completeTx = completeTx || m.kind == views::TimelineMark::Kind::CompleteTx;
+      phaseDone = phaseDone || m.kind == views::TimelineMark::Kind::PhaseDone;
+    }
+    QVERIFY(completeTx && phaseDone);
+    // The blocks of one op are indexed.
+    int tma = snap->views->opAtLine.value(61);
+    QCOMPARE(t.blocksOfOp.value(tma).size(), 3 * 64);
+  }
+
+  void deadlockedKernel() {
+    auto snap = test::corpusSnapshot("negative/wait-cycle.cake");
+    const views::TimelineData& t = snap->views->timeline;
+    QVERIFY(t.deadlock);
+    // Both roles of the wait cycle are marked where they stopped.
+    QSet<int> blockedLanes;
+    for (const views::TimelineFinding& f : t.findings)
+      if (f.blocked) {
+        blockedLanes.insert(f.lane);
+        QVERIFY(f.text.contains("ps-wait-cycle"));
+        QCOMPARE(f.severity, int(Severity::Blocking));
+      }
+    QCOMPARE(blockedLanes, QSet<int>({0, 1}));
+  }
+
+  void noTraceWithoutTypeCheck() {
+    QString text = test::readFile(test::corpusPath("hopper_gemm/gemm_ws.cake"));
+    text.replace("ew.fill acc value=0.0", "ew.fill acc value=0.0 bogus=1");
+    auto snap = test::snapshotOf("broken.cake", text);
+    const views::TimelineData& t = snap->views->timeline;
+    QVERIFY(!t.verified);
+    QVERIFY(t.blocks.isEmpty());
+    QVERIFY(t.note.contains("type checking"));
+    QCOMPARE(t.lanes.size(), 2);
+  }
+};
+
+QTEST_MAIN(TestTimeline)
+#include "tst_timeline.moc"

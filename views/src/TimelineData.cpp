@@ -1,0 +1,243 @@
+// Timeline data from the verifier's event trace: lanes per role, blocks, marks, flows from the
+// phase completion to each wait it released, findings on the events where they happen.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/views/TimelineData.h"
+
+#include "cake/Driver/Compiler.h"
+#include "cake/views/ViewData.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace cake::views {
+
+QVector<int> TimelineData::blocksInRange(int lane, qint64 from, qint64 to) const {
+  QVector<int> out;
+  if (lane < 0 || lane + 1 >= laneStart.size())
+    return out;
+  int lo = laneStart[lane], hi = laneStart[lane + 1];
+  // Blocks of a lane do not overlap, so their ends are sorted like their starts.
+  auto first = std::partition_point(blocks.begin() + lo, blocks.begin() + hi,
+                                    [from](const TimelineBlock& b) { return b.end <= from; });
+  for (auto it = first; it != blocks.begin() + hi && it->start < to; ++it)
+    out << int(it - blocks.begin());
+  return out;
+}
+
+namespace {
+
+QString element(const verify::TraceEvent& e) {
+  QString name = QString::fromStdString(e.barrier);
+  return e.element >= 0 ? QStringLiteral("%1[%2]").arg(name).arg(e.element) : name;
+}
+
+} // namespace
+
+TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& data) {
+  TimelineData t;
+  const verify::VerifyResult& v = r.verification;
+  t.lanes = data.roles;
+  t.laneDetail = data.roleDetail;
+  t.verified = v.ran;
+  t.deadlock = v.deadlock;
+  t.boundReached = v.boundReached;
+  t.tilesAnalysed = v.tilesAnalysed;
+  if (!v.ran)
+    t.note = QStringLiteral("no trace: the kernel did not pass type checking, so the verifier did "
+                            "not simulate it");
+  else if (v.trace.empty())
+    t.note = QStringLiteral("the simulation recorded no events");
+
+  const auto& trace = v.trace;
+  QVector<int> issueBlock(int(trace.size()), -1);
+  // Per lane: the issue time of the current and of the previous operation. A wait or sync span
+  // starts no earlier than the role's previous operation (a rendezvous records when its first
+  // participant arrived, maybe while this role was still busy).
+  QVector<qint64> lastIssue(t.lanes.size(), 0), previousIssue(t.lanes.size(), 0);
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const verify::TraceEvent& e = trace[i];
+    qint64 time = qint64(e.time);
+    int lane = int(e.role);
+    QString context = QString::fromStdString(e.context);
+    switch (e.kind) {
+    case verify::TraceEvent::Kind::Issue: {
+      if (lane >= 0 && lane < lastIssue.size()) {
+        previousIssue[lane] = lastIssue[lane];
+        lastIssue[lane] = time;
+      }
+      TimelineBlock b;
+      b.kind = TimelineBlock::Kind::Op;
+      b.start = time - 1;
+      b.end = time;
+      b.lane = lane;
+      b.op = int(e.op);
+      b.event = int(i);
+      b.label = data.ops.value(int(e.op)).name;
+      b.context = context;
+      issueBlock[int(i)] = int(t.blocks.size());
+      t.blocks << b;
+      break;
+    }
+    case verify::TraceEvent::Kind::Wait:
+    case verify::TraceEvent::Kind::Sync: {
+      bool wait = e.kind == verify::TraceEvent::Kind::Wait;
+      qint64 from = std::max(qint64(e.start), lane >= 0 && lane < previousIssue.size() ? previousIssue[lane] : 0);
+      if (from < time - 1) {
+        TimelineBlock b;
+        b.kind = wait ? TimelineBlock::Kind::Wait : TimelineBlock::Kind::Sync;
+        b.start = from;
+        b.end = time - 1;
+        b.lane = lane;
+        b.op = int(e.op);
+        b.event = int(i);
+        b.label = wait ? QStringLiteral("wait %1 p%2").arg(element(e)).arg(e.parity)
+                       : QStringLiteral("sync %1").arg(QString::fromStdString(e.barrier));
+        b.context = context;
+        t.blocks << b;
+      }
+      if (wait && e.cause >= 0 && std::size_t(e.cause) < trace.size()) {
+        const verify::TraceEvent& c = trace[std::size_t(e.cause)];
+        TimelineFlow f;
+        f.fromEvent = int(e.cause);
+        f.toEvent = int(i);
+        f.fromTime = qint64(c.time);
+        f.toTime = time;
+        f.fromLane = int(c.role);
+        f.toLane = lane;
+        f.label = QStringLiteral("%1 φ%2 p%3").arg(element(e)).arg(e.phase).arg(e.parity);
+        t.flows << f;
+      }
+      break;
+    }
+    default: {
+      TimelineMark mk;
+      mk.time = time;
+      mk.lane = lane;
+      mk.op = int(e.op);
+      mk.event = int(i);
+      QString what;
+      switch (e.kind) {
+      case verify::TraceEvent::Kind::Arrive:
+        mk.kind = TimelineMark::Kind::Arrive;
+        what = QStringLiteral("arrive %1 φ%2 +%3").arg(element(e)).arg(e.phase).arg(e.amount);
+        break;
+      case verify::TraceEvent::Kind::ExpectTx:
+        mk.kind = TimelineMark::Kind::ExpectTx;
+        what = QStringLiteral("expect_tx %1 φ%2 %3 B").arg(element(e)).arg(e.phase).arg(e.amount);
+        break;
+      case verify::TraceEvent::Kind::CompleteTx:
+        mk.kind = TimelineMark::Kind::CompleteTx;
+        what = QStringLiteral("complete_tx %1 φ%2 %3 B").arg(element(e)).arg(e.phase).arg(e.amount);
+        break;
+      case verify::TraceEvent::Kind::Commit:
+        mk.kind = TimelineMark::Kind::Commit;
+        what = QStringLiteral("commit %1 φ%2").arg(element(e)).arg(e.phase);
+        break;
+      default:
+        mk.kind = TimelineMark::Kind::PhaseDone;
+        what = QStringLiteral("phase %1 of %2 complete").arg(e.phase).arg(element(e));
+        break;
+      }
+      mk.label = what;
+      t.marks << mk;
+      break;
+    }
+    }
+    t.endTime = std::max(t.endTime, time);
+  }
+  // Sort blocks per lane by start, keeping the indices the flows refer to consistent.
+  QVector<int> order(t.blocks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const TimelineBlock &x = t.blocks[a], &y = t.blocks[b];
+    return std::pair(x.lane, x.start) < std::pair(y.lane, y.start);
+  });
+  QVector<int> newIndex(t.blocks.size());
+  QVector<TimelineBlock> sorted;
+  sorted.reserve(t.blocks.size());
+  for (int k = 0; k < order.size(); ++k) {
+    newIndex[order[k]] = k;
+    sorted << t.blocks[order[k]];
+  }
+  t.blocks = std::move(sorted);
+  // An operation's block lasts until its role's next block, at most one round of the roles
+  // (they take turns, one step each), so that a lane reads as a sequence of slices.
+  qint64 round = std::max<qint64>(1, t.lanes.size());
+  for (int k = 0; k < t.blocks.size(); ++k) {
+    TimelineBlock& b = t.blocks[k];
+    if (b.kind != TimelineBlock::Kind::Op)
+      continue;
+    qint64 next = k + 1 < t.blocks.size() && t.blocks[k + 1].lane == b.lane ? t.blocks[k + 1].start
+                                                                             : b.start + round;
+    b.end = std::max(b.end, std::min(next, b.start + round));
+  }
+  for (TimelineFlow& f : t.flows) {
+    int b = issueBlock.value(f.toEvent, -1);
+    // The wait's issue event precedes its Wait event at the same time.
+    for (int k = f.toEvent - 1; b < 0 && k >= 0 && k >= f.toEvent - 4; --k)
+      if (trace[std::size_t(k)].kind == verify::TraceEvent::Kind::Issue &&
+          trace[std::size_t(k)].role == trace[std::size_t(f.toEvent)].role)
+        b = issueBlock[k];
+    f.toBlock = b >= 0 ? newIndex[b] : -1;
+  }
+  t.laneStart.fill(int(t.blocks.size()), int(t.lanes.size()) + 1);
+  for (int k = int(t.blocks.size()) - 1; k >= 0; --k)
+    if (t.blocks[k].lane >= 0 && t.blocks[k].lane < t.lanes.size())
+      t.laneStart[t.blocks[k].lane] = k;
+  for (int l = int(t.lanes.size()) - 1; l >= 0; --l)
+    t.laneStart[l] = std::min(t.laneStart[l], t.laneStart[l + 1]);
+  for (int k = 0; k < t.blocks.size(); ++k)
+    t.blocksOfOp[t.blocks[k].op] << k;
+
+  // Findings: on the first execution of their operation in each lane that runs it; a role
+  // that never got past the operation (deadlock, divergence) is marked where it stopped.
+  for (int d = 0; d < data.findingOp.size(); ++d) {
+    if (!v.ran || d >= int(r.diagnostics.size()))
+      continue;
+    const Diagnostic& diag = r.diagnostics[std::size_t(d)];
+    // The finding's own op, plus (in a deadlock) the ops its notes name: the other roles of a
+    // wait cycle are blocked there too.
+    QVector<int> ops;
+    if (data.findingOp[d] >= 0)
+      ops << data.findingOp[d];
+    if (v.deadlock && r.sources)
+      for (const DiagNote& n : diag.notes)
+        if (n.range.file == r.file && r.sources->contains(n.range.file)) {
+          int noteOp = data.opAtLine.value(int(r.sources->lineColumn(n.range.file, n.range.begin).line), -1);
+          if (noteOp >= 0 && !ops.contains(noteOp))
+            ops << noteOp;
+        }
+    for (int k = 0; k < ops.size(); ++k) {
+    int op = ops[k];
+    bool note = k > 0;
+    for (int lane : data.ops[op].roles) {
+      TimelineFinding f;
+      f.lane = lane;
+      f.severity = int(diag.severity);
+      f.finding = d;
+      f.op = op;
+      f.text = QStringLiteral("[%1] %2").arg(QString::fromStdString(diag.code),
+                                             QString::fromStdString(diag.message));
+      const TimelineBlock* first = nullptr;
+      for (int k : t.blocksOfOp.value(op))
+        if (t.blocks[k].lane == lane && t.blocks[k].kind == TimelineBlock::Kind::Op) {
+          first = &t.blocks[k];
+          break;
+        }
+      if (first && !note) {
+        f.time = first->start;
+      } else if (v.deadlock && !first) {
+        f.blocked = true;
+        int last = t.laneStart.value(lane + 1, 0) - 1;
+        f.time = last >= t.laneStart.value(lane, 0) && last >= 0 ? t.blocks[last].end : 0;
+      } else {
+        continue;
+      }
+      t.findings << f;
+    }
+    }
+  }
+  return t;
+}
+
+} // namespace cake::views

@@ -1,0 +1,693 @@
+// Timeline widget: paints lanes, blocks, marks, flows and findings with TimelineGeometry;
+// Perfetto-style keys, wheel zoom around the cursor, drag to pan, click to select.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/widgets/TimelineView.h"
+
+#include "cake/Driver/TraceExport.h"
+
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace cake::widgets {
+
+namespace {
+
+constexpr double kHeader = 156;
+constexpr double kAxis = 26;
+constexpr double kOverview = 14;
+constexpr qint64 kOpeningSteps = 44;
+
+QColor opColor(const QString& name) {
+  if (name.startsWith(QLatin1String("mbarrier.")))
+    return QColor(0xf3, 0xc1, 0x78);
+  if (name.startsWith(QLatin1String("tma.")) || name.startsWith(QLatin1String("bulk.")) ||
+      name.startsWith(QLatin1String("cp.async")))
+    return QColor(0x83, 0xd0, 0xc4);
+  if (name.startsWith(QLatin1String("wgmma.")) || name.startsWith(QLatin1String("tcgen05.")) ||
+      name.startsWith(QLatin1String("mma")))
+    return QColor(0xb9, 0xa2, 0xe8);
+  if (name.startsWith(QLatin1String("ld")) || name.startsWith(QLatin1String("st")))
+    return QColor(0x97, 0xbe, 0xec);
+  if (name.contains(QLatin1String("sync")) || name.startsWith(QLatin1String("fence")))
+    return QColor(0xc5, 0xcb, 0xd4);
+  return QColor(0xdb, 0xe1, 0xe9);
+}
+
+QColor severityColor(int s) {
+  return s == 0 ? QColor(0xd0, 0x30, 0x30) : s == 1 ? QColor(0xd0, 0x80, 0x00) : QColor(0x30, 0x80, 0xc0);
+}
+
+QColor markColor(views::TimelineMark::Kind k) {
+  switch (k) {
+  case views::TimelineMark::Kind::CompleteTx:
+    return QColor(0x0e, 0x85, 0x78);
+  case views::TimelineMark::Kind::Commit:
+    return QColor(0xa0, 0x3c, 0xb0);
+  case views::TimelineMark::Kind::PhaseDone:
+    return QColor(0x2e, 0x8b, 0x3e);
+  default:
+    return QColor(0xd3, 0x6b, 0x12);
+  }
+}
+
+QFont uiFont(int px, bool bold = false) {
+  QFont f(QStringLiteral("DejaVu Sans"));
+  f.setPixelSize(px);
+  f.setBold(bold);
+  return f;
+}
+
+/// A "nice" tick step (1, 2, 5 × 10^k) at least `minUnits` wide.
+double tickStep(double minUnits) {
+  double p = std::pow(10.0, std::floor(std::log10(std::max(minUnits, 1e-9))));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= minUnits)
+      return std::max(1.0, m * p);
+  return std::max(1.0, 10 * p);
+}
+
+} // namespace
+
+class TimelineCanvas : public QWidget {
+public:
+  explicit TimelineCanvas(TimelineView* owner) : QWidget(owner), m_owner(owner) {
+    setObjectName(QStringLiteral("timelineCanvas"));
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(false);
+    setMinimumHeight(120);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+  }
+
+  views::TimelineGeometry geo;
+  QVector<int> highlighted;
+  int selectedBlock = -1;
+
+  const views::TimelineData* data() const {
+    return m_owner->m_snapshot && m_owner->m_snapshot->views ? &m_owner->m_snapshot->views->timeline : nullptr;
+  }
+
+  void syncGeometry() {
+    geo.left = kHeader;
+    geo.width = std::max(40.0, width() - kHeader - 14);
+    geo.top = kAxis + kOverview + 12;
+    // Lanes share the height (bounded) so that two roles do not sit in a sliver.
+    const views::TimelineData* d = data();
+    int lanes = d ? std::max<int>(1, int(d->lanes.size())) : 1;
+    geo.laneGap = 12;
+    geo.laneHeight = std::clamp((height() - geo.top - 30) / lanes - geo.laneGap, 34.0, 64.0);
+  }
+
+  /// The opening view: the whole trace when it is short, else its first steps (prologue and
+  /// the first pipeline rounds), where the protocol can be read.
+  void initialRange() {
+    fitAll();
+    const views::TimelineData* d = data();
+    if (d && d->endTime > kOpeningSteps) {
+      geo.setRange(-1, kOpeningSteps);
+      update();
+    }
+  }
+
+  void fitAll() {
+    syncGeometry();
+    const views::TimelineData* d = data();
+    double end = d ? std::max<double>(double(d->endTime), 8) : 100;
+    geo.minSpan = 4;
+    geo.maxSpan = end * 1.2 + 10;
+    geo.setRange(-end * 0.01, end * 1.02);
+    update();
+  }
+
+  void clampView() {
+    if (const views::TimelineData* d = data())
+      geo.clampTo(double(d->endTime));
+  }
+
+  QSize sizeHint() const override {
+    const views::TimelineData* d = data();
+    int lanes = d ? int(d->lanes.size()) : 2;
+    return {800, int(kAxis + kOverview + 12 + lanes * 46 + 30)};
+  }
+
+protected:
+  void resizeEvent(QResizeEvent*) override { syncGeometry(); }
+
+  void paintEvent(QPaintEvent*) override {
+    syncGeometry();
+    QPainter p(this);
+    p.fillRect(rect(), Qt::white);
+    const views::TimelineData* d = data();
+    if (!d || d->lanes.isEmpty()) {
+      p.setPen(QColor(0x6a, 0x73, 0x7d));
+      p.setFont(uiFont(12));
+      p.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+                 d && !d->note.isEmpty() ? d->note : tr("no kernel"));
+      return;
+    }
+    int lanes = int(d->lanes.size());
+    p.setRenderHint(QPainter::Antialiasing, true);
+    // Lane backgrounds.
+    for (int l = 0; l < lanes; ++l) {
+      QRectF band(0, geo.laneTop(l) - geo.laneGap / 2, width(), geo.laneHeight + geo.laneGap);
+      p.fillRect(band, l % 2 ? QColor(0xf6, 0xf8, 0xfb) : QColor(0xfd, 0xfd, 0xfe));
+    }
+    QRectF timeArea(geo.left, 0, geo.width + 14, height());
+    p.save();
+    p.setClipRect(timeArea);
+    paintAxis(p);
+    // Blocks.
+    QFont blockFont = uiFont(10);
+    p.setFont(blockFont);
+    QFontMetrics fm(blockFont);
+    QSet<int> hl(highlighted.begin(), highlighted.end());
+    for (int l = 0; l < lanes; ++l) {
+      QVector<int> visible = d->blocksInRange(l, qint64(std::floor(geo.viewStart)) - 1,
+                                              qint64(std::ceil(geo.viewEnd)) + 1);
+      double lastX = -1e9;
+      for (int b : visible) {
+        const views::TimelineBlock& blk = d->blocks[b];
+        QRectF r = geo.blockRect(blk.start, blk.end, l);
+        bool isOp = blk.kind == views::TimelineBlock::Kind::Op;
+        r = isOp ? r.adjusted(0, 4, 0, -4) : r.adjusted(0, 11, 0, -11);
+        if (r.width() < 1.5 && !hl.contains(b)) {
+          // Dense zoom: one line per pixel column.
+          if (r.left() - lastX < 1.0)
+            continue;
+          lastX = r.left();
+          p.setPen(QPen(isOp ? opColor(blk.label).darker(130) : QColor(0xb8, 0xbf, 0xca), 1));
+          p.drawLine(QPointF(r.left(), r.top()), QPointF(r.left(), r.bottom()));
+          continue;
+        }
+        if (isOp) {
+          p.setPen(QPen(opColor(blk.label).darker(140), 0.8));
+          p.setBrush(opColor(blk.label));
+          p.drawRoundedRect(r, 2.5, 2.5);
+        } else {
+          p.setPen(Qt::NoPen);
+          p.setBrush(QColor(0xe6, 0xe9, 0xee));
+          p.drawRect(r);
+          p.setBrush(QBrush(QColor(0xa0, 0xa8, 0xb4), Qt::BDiagPattern));
+          p.drawRect(r);
+        }
+        if (hl.contains(b)) {
+          p.setBrush(Qt::NoBrush);
+          p.setPen(QPen(QColor(0x1f, 0x5f, 0xbf), b == selectedBlock ? 3 : 2));
+          p.drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 3, 3);
+        }
+        if (r.width() > 24) {
+          // The amber colour already says "mbarrier".
+          QString name = blk.label.startsWith(QLatin1String("mbarrier.")) ? blk.label.mid(9) : blk.label;
+          // Too narrow for "wgmma.commit": "commit" (the colour tells the family).
+          if (isOp && fm.horizontalAdvance(name) > r.width() - 6 && name.contains(QLatin1Char('.')))
+            name = name.section(QLatin1Char('.'), 1);
+          QString text = fm.elidedText(name, Qt::ElideRight, int(r.width() - 6));
+          if (text.size() > 1) {
+            p.setPen(isOp ? QColor(0x1d, 0x23, 0x2b) : QColor(0x4a, 0x52, 0x5e));
+            p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignCenter, text);
+          }
+        }
+      }
+    }
+    paintMarks(p, *d);
+    paintFlows(p, *d);
+    paintFindings(p, *d);
+    p.restore();
+    paintOverview(p, *d);
+    paintHeaders(p, *d);
+  }
+
+  /// The whole trace in one strip under the axis, with the visible window framed.
+  double overviewX(double t, double end) const { return geo.left + geo.width * t / std::max(end, 1.0); }
+  void paintOverview(QPainter& p, const views::TimelineData& d) {
+    double end = double(std::max<qint64>(d.endTime, 1));
+    QRectF strip(geo.left, kAxis + 3, geo.width, kOverview);
+    p.fillRect(strip, QColor(0xee, 0xf1, 0xf5));
+    // Density of operation issues per pixel column.
+    QVector<int> perColumn(int(geo.width) + 1, 0);
+    for (const views::TimelineBlock& b : d.blocks)
+      if (b.kind == views::TimelineBlock::Kind::Op) {
+        int c = int(overviewX(double(b.start), end) - geo.left);
+        if (c >= 0 && c < perColumn.size())
+          ++perColumn[c];
+      }
+    int most = *std::max_element(perColumn.begin(), perColumn.end());
+    p.setPen(Qt::NoPen);
+    for (int c = 0; c < perColumn.size(); ++c)
+      if (perColumn[c] > 0) {
+        double h = (kOverview - 2) * std::min(1.0, 0.3 + double(perColumn[c]) / std::max(most, 1));
+        p.fillRect(QRectF(geo.left + c, strip.bottom() - h, 1, h), QColor(0x9a, 0xa9, 0xbd));
+      }
+    for (const views::TimelineFinding& f : d.findings) {
+      p.setBrush(severityColor(f.severity));
+      double x = overviewX(double(f.time), end);
+      p.drawRect(QRectF(x - 1, strip.top(), 2.5, kOverview));
+    }
+    QRectF window(overviewX(std::max(geo.viewStart, 0.0), end), strip.top(),
+                  std::max(3.0, overviewX(std::min(geo.viewEnd, end), end) - overviewX(std::max(geo.viewStart, 0.0), end)),
+                  kOverview);
+    p.setBrush(QColor(0x1f, 0x5f, 0xbf, 40));
+    p.setPen(QPen(QColor(0x1f, 0x5f, 0xbf), 1.2));
+    p.drawRect(window);
+  }
+
+  void paintAxis(QPainter& p) {
+    p.setFont(uiFont(10));
+    double step = tickStep(80 / geo.pixelsPerUnit());
+    p.setPen(QColor(0xe3, 0xe7, 0xec));
+    double first = std::ceil(geo.viewStart / step) * step;
+    for (double t = first; t <= geo.viewEnd; t += step) {
+      double x = geo.xOf(t);
+      p.drawLine(QPointF(x, kAxis + kOverview + 6), QPointF(x, height()));
+    }
+    p.fillRect(QRectF(geo.left, 0, width(), kAxis), QColor(0xf1, 0xf3, 0xf6));
+    p.setPen(QColor(0x55, 0x5e, 0x6a));
+    for (double t = first; t <= geo.viewEnd; t += step) {
+      double x = geo.xOf(t);
+      p.drawLine(QPointF(x, kAxis - 6), QPointF(x, kAxis));
+      p.drawText(QRectF(x + 3, 2, 80, kAxis - 6), Qt::AlignLeft | Qt::AlignVCenter, QString::number(qint64(t)));
+    }
+  }
+
+  void paintMarks(QPainter& p, const views::TimelineData& d) {
+    auto first = std::partition_point(d.marks.begin(), d.marks.end(), [&](const views::TimelineMark& m) {
+      return double(m.time) < geo.viewStart - 1;
+    });
+    double lastX[64];
+    std::fill(std::begin(lastX), std::end(lastX), -1e9);
+    for (auto it = first; it != d.marks.end() && double(it->time) <= geo.viewEnd + 1; ++it) {
+      double x = geo.xOf(double(it->time));
+      if (it->lane < 64) {
+        if (x - lastX[it->lane] < 3)
+          continue; // too dense to tell apart
+        lastX[it->lane] = x;
+      }
+      double y = geo.laneTop(it->lane) + geo.laneHeight - 1;
+      QColor c = markColor(it->kind);
+      p.setPen(Qt::NoPen);
+      p.setBrush(c);
+      if (it->kind == views::TimelineMark::Kind::PhaseDone) {
+        p.drawEllipse(QPointF(x, y - 2), 3, 3);
+      } else {
+        QPolygonF tri;
+        tri << QPointF(x, y - 7) << QPointF(x - 3.5, y) << QPointF(x + 3.5, y);
+        p.drawPolygon(tri);
+      }
+    }
+  }
+
+  void paintFlows(QPainter& p, const views::TimelineData& d) {
+    if (d.flows.isEmpty())
+      return;
+    QFont f = uiFont(9);
+    p.setFont(f);
+    QFontMetrics fm(f);
+    QVector<QRectF> labels;
+    QSet<int> hl(highlighted.begin(), highlighted.end());
+    int drawn = 0;
+    for (const views::TimelineFlow& fl : d.flows) {
+      if (double(fl.toTime) < geo.viewStart || double(fl.fromTime) > geo.viewEnd)
+        continue;
+      if (++drawn > 6000)
+        break;
+      double x1 = geo.xOf(double(fl.fromTime)), x2 = geo.xOf(double(fl.toTime));
+      double y1 = geo.laneCenter(fl.fromLane), y2 = geo.laneCenter(fl.toLane);
+      if (fl.fromLane == fl.toLane) {
+        y1 -= geo.laneHeight / 2 - 2;
+        y2 = y1;
+      }
+      bool strong = hl.contains(fl.toBlock);
+      QColor c = strong ? QColor(0xc0, 0x4a, 0x00) : QColor(0xd8, 0x6c, 0x10, 185);
+      QPainterPath path(QPointF(x1, y1));
+      double dy = y2 - y1;
+      path.cubicTo(QPointF(x1, y1 + dy * 0.6), QPointF(x2, y2 - dy * 0.6), QPointF(x2, y2));
+      p.setPen(QPen(c, strong ? 2.0 : 1.1));
+      p.setBrush(Qt::NoBrush);
+      p.drawPath(path);
+      // Arrow head pointing into the wait.
+      QPointF tip(x2, y2), dir = dy >= 0 ? QPointF(0, 1) : QPointF(0, -1);
+      if (std::abs(dy) < 1)
+        dir = QPointF(1, 0);
+      QPointF n(-dir.y(), dir.x());
+      QPolygonF head;
+      head << tip << tip - dir * 6 + n * 3 << tip - dir * 6 - n * 3;
+      p.setPen(Qt::NoPen);
+      p.setBrush(c);
+      p.drawPolygon(head);
+      // Labels only where they fit without covering another one.
+      if (labels.size() < 400 && (std::abs(x2 - x1) > 30 || strong)) {
+        QSizeF s(fm.horizontalAdvance(fl.label) + 6, fm.height());
+        QPointF mid((x1 + x2) / 2, (y1 + y2) / 2);
+        QRectF r(mid - QPointF(s.width() / 2, s.height() / 2), s);
+        bool free = true;
+        for (const QRectF& o : labels)
+          if (o.intersects(r)) {
+            free = false;
+            break;
+          }
+        if (free) {
+          labels << r;
+          p.setBrush(QColor(255, 255, 255, 225));
+          p.setPen(QPen(c, 0.7));
+          p.drawRoundedRect(r, 3, 3);
+          p.setPen(c.darker(150));
+          p.drawText(r, Qt::AlignCenter, fl.label);
+        }
+      }
+    }
+  }
+
+  void paintFindings(QPainter& p, const views::TimelineData& d) {
+    QFont f = uiFont(10, true);
+    p.setFont(f);
+    QFontMetrics fm(f);
+    for (const views::TimelineFinding& fi : d.findings) {
+      double x = geo.xOf(double(fi.time));
+      double top = geo.laneTop(fi.lane);
+      QColor c = severityColor(fi.severity);
+      if (fi.blocked) {
+        QRectF bar(x, top + 2, std::max(30.0, geo.width + geo.left - x), geo.laneHeight - 4);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QColor(c.red(), c.green(), c.blue(), 40));
+        p.drawRect(bar);
+        p.setBrush(QBrush(QColor(c.red(), c.green(), c.blue(), 110), Qt::FDiagPattern));
+        p.drawRect(bar);
+        p.setPen(c.darker(120));
+        QString code = fi.text.section(QLatin1Char(']'), 0, 0).mid(1);
+        p.drawText(bar.adjusted(8, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(tr("blocked here: %1").arg(code), Qt::ElideRight, int(bar.width() - 12)));
+      }
+      if (x < geo.left - 10 || x > geo.left + geo.width + 10)
+        continue;
+      QPolygonF tri;
+      tri << QPointF(x, top + 9) << QPointF(x - 6, top - 3) << QPointF(x + 6, top - 3);
+      p.setPen(QPen(Qt::white, 1));
+      p.setBrush(c);
+      p.drawPolygon(tri);
+    }
+  }
+
+  void paintHeaders(QPainter& p, const views::TimelineData& d) {
+    p.fillRect(QRectF(0, 0, kHeader - 4, height()), QColor(0xf4, 0xf6, 0xf9));
+    p.fillRect(QRectF(0, 0, kHeader - 4, kAxis), QColor(0xe9, 0xec, 0xf1));
+    p.setPen(QColor(0xd5, 0xda, 0xe2));
+    p.drawLine(QPointF(kHeader - 4, 0), QPointF(kHeader - 4, height()));
+    p.setPen(QColor(0x55, 0x5e, 0x6a));
+    p.setFont(uiFont(10));
+    p.drawText(QRectF(8, 0, kHeader - 16, kAxis), Qt::AlignLeft | Qt::AlignVCenter, tr("role / logical step"));
+    p.drawText(QRectF(8, kAxis + 1, kHeader - 16, kOverview + 4), Qt::AlignLeft | Qt::AlignVCenter, tr("whole trace"));
+    for (int l = 0; l < d.lanes.size(); ++l) {
+      QRectF r(10, geo.laneTop(l), kHeader - 18, geo.laneHeight);
+      p.setPen(QColor(0x1d, 0x23, 0x2b));
+      p.setFont(uiFont(12, true));
+      p.drawText(r.adjusted(0, 1, 0, -r.height() / 2), Qt::AlignLeft | Qt::AlignBottom, d.lanes[l]);
+      p.setPen(QColor(0x6a, 0x73, 0x7d));
+      p.setFont(uiFont(10));
+      p.drawText(r.adjusted(0, r.height() / 2 + 1, 0, 0), Qt::AlignLeft | Qt::AlignTop, d.laneDetail.value(l));
+    }
+    // Key help and the summary at the bottom.
+    double y = geo.laneTop(int(d.lanes.size())) + 2;
+    if (y + 16 < height()) {
+      p.setPen(QColor(0x80, 0x88, 0x94));
+      p.setFont(uiFont(10));
+      QString help = tr("W/S zoom · A/D pan · F focus · 0 fit · wheel zoom · drag pan · click selects");
+      if (d.deadlock)
+        help = tr("DEADLOCK: the simulation stopped with roles blocked · ") + help;
+      else if (d.boundReached)
+        help = tr("analysis bound reached: the trace is truncated · ") + help;
+      p.drawText(QRectF(kHeader, y, width() - kHeader - 8, 16), Qt::AlignLeft | Qt::AlignVCenter, help);
+    }
+  }
+
+  void keyPressEvent(QKeyEvent* e) override {
+    QPointF cursor = mapFromGlobal(QCursor::pos());
+    double x = rect().contains(cursor.toPoint()) && cursor.x() > geo.left ? cursor.x() : geo.left + geo.width / 2;
+    switch (e->key()) {
+    case Qt::Key_W:
+      geo.zoomAround(x, 0.8);
+      break;
+    case Qt::Key_S:
+      geo.zoomAround(x, 1.25);
+      break;
+    case Qt::Key_A:
+      geo.panPixels(-geo.width * 0.15);
+      break;
+    case Qt::Key_D:
+      geo.panPixels(geo.width * 0.15);
+      break;
+    case Qt::Key_F:
+      m_owner->focusSelection();
+      return;
+    case Qt::Key_0:
+    case Qt::Key_Home:
+      fitAll();
+      return;
+    default:
+      QWidget::keyPressEvent(e);
+      return;
+    }
+    clampView();
+    update();
+  }
+
+  void wheelEvent(QWheelEvent* e) override {
+    double steps = e->angleDelta().y() / 120.0;
+    if (e->modifiers() & Qt::ShiftModifier)
+      geo.panPixels(-steps * geo.width * 0.1);
+    else
+      geo.zoomAround(e->position().x(), std::pow(0.85, steps));
+    clampView();
+    update();
+    e->accept();
+  }
+
+  void mousePressEvent(QMouseEvent* e) override {
+    setFocus();
+    m_press = m_last = e->position();
+    m_dragging = false;
+    m_inOverview = e->position().y() >= kAxis && e->position().y() <= kAxis + kOverview + 6 &&
+                   e->position().x() >= geo.left;
+    if (m_inOverview)
+      centerOverview(e->position().x());
+  }
+  /// Moves the visible window so that it is centred where the overview was clicked.
+  void centerOverview(double x) {
+    const views::TimelineData* d = data();
+    if (!d)
+      return;
+    double t = (x - geo.left) / geo.width * double(std::max<qint64>(d->endTime, 1));
+    double span = geo.span();
+    geo.setRange(t - span / 2, t + span / 2);
+    clampView();
+    update();
+  }
+  void mouseMoveEvent(QMouseEvent* e) override {
+    if (!(e->buttons() & Qt::LeftButton))
+      return;
+    if (m_inOverview) {
+      centerOverview(e->position().x());
+      return;
+    }
+    if ((e->position() - m_press).manhattanLength() > 3)
+      m_dragging = true;
+    if (m_dragging) {
+      geo.panPixels(m_last.x() - e->position().x());
+      m_last = e->position();
+      clampView();
+      update();
+    }
+  }
+  void mouseReleaseEvent(QMouseEvent* e) override {
+    if (m_dragging || m_inOverview || e->button() != Qt::LeftButton)
+      return;
+    const views::TimelineData* d = data();
+    if (!d || !m_owner->m_selection)
+      return;
+    views::TimelineHit hit = views::hitTest(*d, geo, e->position());
+    if (hit.finding >= 0)
+      m_owner->m_selection->selectFinding(d->findings[hit.finding].finding, views::SelectionOrigin::Timeline);
+    else if (hit.block >= 0)
+      m_owner->m_selection->selectEvent(d->blocks[hit.block].event, views::SelectionOrigin::Timeline);
+    else if (hit.mark >= 0)
+      m_owner->m_selection->selectEvent(d->marks[hit.mark].event, views::SelectionOrigin::Timeline);
+  }
+
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::ToolTip) {
+      auto* help = static_cast<QHelpEvent*>(e);
+      const views::TimelineData* d = data();
+      QString text;
+      if (d) {
+        views::TimelineHit hit = views::hitTest(*d, geo, help->pos());
+        if (hit.finding >= 0)
+          text = d->findings[hit.finding].text;
+        else if (hit.block >= 0) {
+          const views::TimelineBlock& b = d->blocks[hit.block];
+          text = QStringLiteral("%1\n%2 · steps %3..%4").arg(b.label, b.context).arg(b.start).arg(b.end);
+          if (b.op >= 0 && m_owner->m_snapshot)
+            text += QStringLiteral("\nline %1: %2 %3")
+                        .arg(m_owner->m_snapshot->views->ops[b.op].span.line)
+                        .arg(m_owner->m_snapshot->views->ops[b.op].name, m_owner->m_snapshot->views->ops[b.op].operands);
+        } else if (hit.mark >= 0) {
+          text = d->marks[hit.mark].label + QStringLiteral(" · step %1").arg(d->marks[hit.mark].time);
+        }
+      }
+      if (text.isEmpty())
+        QToolTip::hideText();
+      else
+        QToolTip::showText(help->globalPos(), text, this);
+      return true;
+    }
+    return QWidget::event(e);
+  }
+
+private:
+  TimelineView* m_owner;
+  QPointF m_press, m_last;
+  bool m_dragging = false;
+  bool m_inOverview = false;
+};
+
+TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
+    : QWidget(parent), m_selection(selection), m_canvas(new TimelineCanvas(this)) {
+  setObjectName(QStringLiteral("timelineView"));
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(6, 3, 6, 3);
+  auto button = [&](const QString& text, const QString& tip, auto&& fn) {
+    auto* b = new QToolButton(this);
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setAutoRaise(true);
+    connect(b, &QToolButton::clicked, this, fn);
+    bar->addWidget(b);
+  };
+  button(tr("Fit"), tr("Show the whole trace (0)"), [this] { fitAll(); });
+  button(tr("Focus"), tr("Show the selected operation's events (F)"), [this] { focusSelection(); });
+  button(tr("Export trace…"), tr("Chrome / Perfetto trace JSON"), [this] {
+    QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QStringLiteral("trace.json"),
+                                                tr("Chrome trace JSON (*.json)"));
+    QString error;
+    if (!path.isEmpty() && !exportTrace(path, &error))
+      m_status->setText(error);
+  });
+  bar->addStretch(1);
+  m_status = new QLabel(this);
+  m_status->setObjectName(QStringLiteral("timelineStatus"));
+  bar->addWidget(m_status);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addLayout(bar);
+  layout->addWidget(m_canvas, 1);
+  if (m_selection)
+    connect(m_selection, &views::SelectionModel::selectionChanged, this, &TimelineView::onSelectionChanged);
+}
+
+const views::TimelineData* TimelineView::data() const { return m_canvas->data(); }
+views::TimelineGeometry& TimelineView::geometry() { return m_canvas->geo; }
+QWidget* TimelineView::canvas() const { return m_canvas; }
+const QVector<int>& TimelineView::highlighted() const { return m_canvas->highlighted; }
+
+void TimelineView::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
+  bool sameFile = m_snapshot && snapshot && m_snapshot->path == snapshot->path;
+  m_snapshot = snapshot;
+  m_canvas->highlighted.clear();
+  m_canvas->selectedBlock = -1;
+  const views::TimelineData* d = data();
+  if (!sameFile || !d)
+    m_canvas->initialRange();
+  else
+    m_canvas->clampView();
+  if (d) {
+    QString s = tr("%1 events · %2 steps · %3 tile(s) per role analysed")
+                    .arg(snapshot->result.verification.trace.size())
+                    .arg(d->endTime)
+                    .arg(d->tilesAnalysed);
+    if (d->deadlock)
+      s += tr(" · deadlock");
+    if (!d->findings.isEmpty())
+      s += tr(" · %1 finding mark(s)").arg(d->findings.size());
+    m_status->setText(s);
+  } else {
+    m_status->clear();
+  }
+  if (m_selection)
+    onSelectionChanged(m_selection->current(), views::SelectionOrigin::Program);
+  m_canvas->update();
+}
+
+void TimelineView::fitAll() { m_canvas->fitAll(); }
+
+void TimelineView::onSelectionChanged(const views::Selection& s, views::SelectionOrigin origin) {
+  const views::TimelineData* d = data();
+  m_canvas->highlighted.clear();
+  m_canvas->selectedBlock = -1;
+  if (d && s.op >= 0)
+    for (int b : d->blocksOfOp.value(s.op))
+      if (s.role < 0 || d->blocks[b].lane == s.role) {
+        m_canvas->highlighted << b;
+        if (s.event >= 0 && d->blocks[b].event == s.event)
+          m_canvas->selectedBlock = b;
+      }
+  // Bring an occurrence into view when none is visible (the zoom stays).
+  if (origin != views::SelectionOrigin::Timeline && origin != views::SelectionOrigin::Program &&
+      !m_canvas->highlighted.isEmpty()) {
+    views::TimelineGeometry& g = m_canvas->geo;
+    bool visible = false;
+    for (int b : std::as_const(m_canvas->highlighted))
+      visible = visible || g.visible(double(d->blocks[b].start), double(d->blocks[b].end));
+    if (!visible) {
+      const views::TimelineBlock& first = d->blocks[m_canvas->highlighted.first()];
+      double span = g.span();
+      g.setRange(double(first.start) - span / 2, double(first.start) + span / 2);
+      m_canvas->clampView();
+    }
+  }
+  m_canvas->update();
+}
+
+void TimelineView::focusSelection() {
+  const views::TimelineData* d = data();
+  if (!d)
+    return;
+  views::TimelineGeometry& g = m_canvas->geo;
+  int b = m_canvas->selectedBlock >= 0 ? m_canvas->selectedBlock
+                                       : m_canvas->highlighted.isEmpty() ? -1 : m_canvas->highlighted.first();
+  if (b < 0) {
+    fitAll();
+    return;
+  }
+  // The block with its neighbourhood: a few dozen steps around it.
+  const views::TimelineBlock& blk = d->blocks[b];
+  g.focus(double(blk.start) - 20, double(blk.end) + 20, 0.05);
+  m_canvas->clampView();
+  m_canvas->update();
+}
+
+bool TimelineView::exportTrace(const QString& path, QString* error) const {
+  if (!m_snapshot) {
+    if (error)
+      *error = tr("nothing to export");
+    return false;
+  }
+  std::string json = driver::toChromeTrace(m_snapshot->result, std::size_t(-1));
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(json.data(), qint64(json.size())) < 0) {
+    if (error)
+      *error = tr("cannot write '%1': %2").arg(path, f.errorString());
+    return false;
+  }
+  return true;
+}
+
+} // namespace cake::widgets
