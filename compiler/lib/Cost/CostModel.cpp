@@ -109,21 +109,6 @@ Pipe pipeOf(std::string_view cls) {
   return Pipe::None;
 }
 
-/// Static facts of one operation for evaluating its cost and effect quantities.
-class OpContext : public reg::DefContext {
-public:
-  explicit OpContext(const sema::OpInfo& op) : m_op(op) {}
-  const reg::OperandFacts* operand(std::size_t i) const override {
-    return i < m_op.operands.size() ? &m_op.operands[i].facts : nullptr;
-  }
-  reg::DefValue attribute(std::size_t i) const override {
-    return i < m_op.attributes.size() ? m_op.attributes[i] : reg::DefValue{};
-  }
-
-private:
-  const sema::OpInfo& m_op;
-};
-
 double number(const reg::DefValue& v, double fallback) {
   if (v.kind == reg::DefValue::Kind::Int)
     return double(v.i);
@@ -247,7 +232,7 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
     const sema::OpInfo& op = m.ops[i];
     OpStatic& s = p->ops[i];
     const reg::Primitive& prim = *op.primitive;
-    OpContext ctx(op);
+    sema::OpDefContext ctx(op);
     s.pipe = pipeOf(prim.cost.cls);
     double work = prim.cost.work ? number(reg::evaluate(*prim.cost.work, ctx), 0.0) : 0.0;
     if (prim.cost.work && work == 0.0 && s.pipe != Pipe::None)

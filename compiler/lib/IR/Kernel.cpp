@@ -3,6 +3,7 @@
 #include "cake/IR/Kernel.h"
 
 #include <array>
+#include <limits>
 
 namespace cake::ir {
 
@@ -52,6 +53,46 @@ int precedence(BinaryOp op) {
     return 6;
   }
   return 0;
+}
+
+std::optional<std::int64_t> fold(BinaryOp op, std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  switch (op) {
+  case BinaryOp::Add:
+    return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional<std::int64_t>(r);
+  case BinaryOp::Sub:
+    return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional<std::int64_t>(r);
+  case BinaryOp::Mul:
+    return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional<std::int64_t>(r);
+  case BinaryOp::Div:
+  case BinaryOp::Mod:
+    if (b == 0 || (b == -1 && a == std::numeric_limits<std::int64_t>::min()))
+      return std::nullopt;
+    return op == BinaryOp::Div ? a / b : a % b; // C: toward zero
+  case BinaryOp::Shl:
+    if (b < 0 || b > 62 || a < 0 || (a >> (62 - b)) != 0)
+      return std::nullopt;
+    return a << b;
+  case BinaryOp::Shr:
+    if (b < 0 || b > 63)
+      return std::nullopt;
+    return a >> b;
+  case BinaryOp::BitAnd:
+    return a & b;
+  case BinaryOp::BitOr:
+    return a | b;
+  case BinaryOp::BitXor:
+    return a ^ b;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> fold(UnaryOp op, std::int64_t a) {
+  if (op == UnaryOp::BitNot)
+    return ~a;
+  if (a == std::numeric_limits<std::int64_t>::min())
+    return std::nullopt;
+  return -a;
 }
 
 ExprPtr cloneExpr(const Expr& e) {

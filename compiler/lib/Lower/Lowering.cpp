@@ -299,38 +299,12 @@ std::optional<std::int64_t> Lowerer::staticValue(const ir::Expr& e) const {
     return std::nullopt;
   case ir::ExprKind::Unary: {
     auto a = staticValue(*e.children[0]);
-    if (!a)
-      return std::nullopt;
-    return e.unaryOp == ir::UnaryOp::Neg ? -*a : ~*a;
+    return a ? ir::fold(e.unaryOp, *a) : std::nullopt;
   }
   case ir::ExprKind::Binary: {
     auto a = staticValue(*e.children[0]);
-    auto b = staticValue(*e.children[1]);
-    if (!a || !b)
-      return std::nullopt;
-    switch (e.binaryOp) {
-    case ir::BinaryOp::Add:
-      return *a + *b;
-    case ir::BinaryOp::Sub:
-      return *a - *b;
-    case ir::BinaryOp::Mul:
-      return *a * *b;
-    case ir::BinaryOp::Div:
-      return *b ? std::optional(*a / *b) : std::nullopt;
-    case ir::BinaryOp::Mod:
-      return *b ? std::optional(*a % *b) : std::nullopt;
-    case ir::BinaryOp::Shl:
-      return *a << *b;
-    case ir::BinaryOp::Shr:
-      return *a >> *b;
-    case ir::BinaryOp::BitAnd:
-      return *a & *b;
-    case ir::BinaryOp::BitOr:
-      return *a | *b;
-    case ir::BinaryOp::BitXor:
-      return *a ^ *b;
-    }
-    return std::nullopt;
+    auto b = a ? staticValue(*e.children[1]) : std::nullopt;
+    return b ? ir::fold(e.binaryOp, *a, *b) : std::nullopt;
   }
   default:
     return std::nullopt;
@@ -360,8 +334,8 @@ std::int64_t Lowerer::knownMultiple(const ir::Expr& e) const {
     case ir::BinaryOp::Mul:
       return std::min(cap, a * b);
     case ir::BinaryOp::Shl:
-      if (auto s = staticValue(*e.children[1]))
-        return std::min(cap, a << *s);
+      if (auto s = staticValue(*e.children[1]); s && *s >= 0)
+        return *s >= 21 ? cap : std::min(cap, a << *s); // a <= cap = 2^20
       return a;
     default:
       return 1;

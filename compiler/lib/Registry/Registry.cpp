@@ -147,16 +147,6 @@ bool validIdentifier(std::string_view n) {
   });
 }
 
-bool validCode(std::string_view code) {
-  // lower-case words joined by '-', at least two words: "dc-mma-shape".
-  if (code.size() < 3 || code.front() == '-' || code.back() == '-' ||
-      code.find('-') == std::string_view::npos)
-    return false;
-  return std::all_of(code.begin(), code.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-  });
-}
-
 class PrimitiveReader {
 public:
   PrimitiveReader(const std::string& path, FileId file, const target::TargetSet& targets,
@@ -463,7 +453,7 @@ private:
       }
       def.code = c.string("code", false).value_or(std::string(diagInfo(DiagId::SemConstraint).code));
       if (const json::Value* code = v.get("code"); code && code->isString() &&
-                                                    !validCode(code->string))
+                                                    !isValidCode(code->string))
         c.invalid(*code, "finding codes are lower-case words joined by '-' (dc-mma-shape)");
       const DiagCodeInfo* known = findDiagCode(def.code);
       def.family = known ? known->family : Family::ScheduleSemantics;

@@ -109,21 +109,6 @@ bool declNeedsType(DeclKind kind) {
   }
 }
 
-/// Evaluation context for registry constraints.
-class OpContext : public reg::DefContext {
-public:
-  OpContext(const OpInfo& op) : m_op(op) {}
-  const reg::OperandFacts* operand(std::size_t index) const override {
-    return index < m_op.operands.size() ? &m_op.operands[index].facts : nullptr;
-  }
-  reg::DefValue attribute(std::size_t index) const override {
-    return index < m_op.attributes.size() ? m_op.attributes[index] : reg::DefValue{};
-  }
-
-private:
-  const OpInfo& m_op;
-};
-
 class Checker {
 public:
   Checker(const Module& module, const reg::Registry& registry, const target::TargetSet& targets,
@@ -1638,7 +1623,7 @@ private:
   }
 
   void checkConstraints(const Stmt& s, const reg::Primitive& prim, const OpInfo& op) {
-    OpContext ctx(op);
+    OpDefContext ctx(op);
     for (const reg::ConstraintDef& c : prim.constraints) {
       reg::DefValue v = reg::evaluate(c.check, ctx);
       if (v.kind != reg::DefValue::Kind::Bool || v.b)

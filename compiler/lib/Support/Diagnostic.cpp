@@ -48,6 +48,35 @@ std::string_view toString(Severity severity) {
   return "unknown";
 }
 
+std::string_view familyPrefix(Family family) {
+  switch (family) {
+  case Family::Syntax:
+    return "syn-";
+  case Family::ScheduleSemantics:
+    return "sem-";
+  case Family::HardwareConformance:
+    return "hw-";
+  case Family::DataConsistency:
+    return "dc-";
+  case Family::ProgramSafety:
+    return "ps-";
+  case Family::Definition:
+    return "def-";
+  case Family::Performance:
+    return "perf-";
+  }
+  return "";
+}
+
+bool isValidCode(std::string_view code) {
+  if (code.size() < 3 || code.front() == '-' || code.back() == '-' ||
+      code.find('-') == std::string_view::npos)
+    return false;
+  return std::all_of(code.begin(), code.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
 std::optional<Family> parseFamily(std::string_view text) {
   for (Family f : {Family::Syntax, Family::ScheduleSemantics, Family::HardwareConformance,
                    Family::DataConsistency, Family::ProgramSafety, Family::Definition,

@@ -9,21 +9,6 @@ namespace cake::verify::detail {
 
 namespace {
 
-/// Static facts of an operation for pattern rules over named operands/attributes.
-class OpFacts : public reg::DefContext {
-public:
-  explicit OpFacts(const sema::OpInfo& op) : m_op(op) {}
-  const reg::OperandFacts* operand(std::size_t i) const override {
-    return i < m_op.operands.size() ? &m_op.operands[i].facts : nullptr;
-  }
-  reg::DefValue attribute(std::size_t i) const override {
-    return i < m_op.attributes.size() ? m_op.attributes[i] : reg::DefValue{};
-  }
-
-private:
-  const sema::OpInfo& m_op;
-};
-
 /// A single bound operand `x`.
 class OneOperand : public reg::DefContext {
 public:
@@ -66,7 +51,7 @@ void checkPatterns(Context& ctx) {
         auto it = p.perPrimitive.find(op.primitive->name);
         if (it == p.perPrimitive.end())
           continue;
-        if (!failed(reg::evaluate(it->second, OpFacts(op))))
+        if (!failed(reg::evaluate(it->second, sema::OpDefContext(op))))
           continue;
         Diagnostic* d = rep.reportRule(*rule, ctx.opRange(op), p.message + " [" + p.require + "]");
         for (std::size_t i = 0; i < op.operands.size(); ++i)

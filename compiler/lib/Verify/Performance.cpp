@@ -154,47 +154,12 @@ std::optional<std::int64_t> eval(const ir::Expr& e, const Env& env) {
   }
   case ir::ExprKind::Unary: {
     auto a = eval(*e.children[0], env);
-    if (!a)
-      return std::nullopt;
-    if (e.unaryOp == ir::UnaryOp::Neg)
-      return *a == std::numeric_limits<std::int64_t>::min() ? std::nullopt
-                                                            : std::optional<std::int64_t>(-*a);
-    return ~*a;
+    return a ? ir::fold(e.unaryOp, *a) : std::nullopt;
   }
   case ir::ExprKind::Binary: {
     auto a = eval(*e.children[0], env);
-    auto b = eval(*e.children[1], env);
-    if (!a || !b)
-      return std::nullopt;
-    std::int64_t r = 0;
-    switch (e.binaryOp) {
-    case ir::BinaryOp::Add:
-      return __builtin_add_overflow(*a, *b, &r) ? std::nullopt : std::optional<std::int64_t>(r);
-    case ir::BinaryOp::Sub:
-      return __builtin_sub_overflow(*a, *b, &r) ? std::nullopt : std::optional<std::int64_t>(r);
-    case ir::BinaryOp::Mul:
-      return __builtin_mul_overflow(*a, *b, &r) ? std::nullopt : std::optional<std::int64_t>(r);
-    case ir::BinaryOp::Div:
-    case ir::BinaryOp::Mod:
-      if (*b == 0 || (*b == -1 && *a == std::numeric_limits<std::int64_t>::min()))
-        return std::nullopt;
-      return e.binaryOp == ir::BinaryOp::Div ? *a / *b : *a % *b; // C: toward zero
-    case ir::BinaryOp::Shl:
-      if (*b < 0 || *b > 62 || *a < 0 || (*a >> (62 - *b)) != 0)
-        return std::nullopt;
-      return *a << *b;
-    case ir::BinaryOp::Shr:
-      if (*b < 0 || *b > 63)
-        return std::nullopt;
-      return *a >> *b;
-    case ir::BinaryOp::BitAnd:
-      return *a & *b;
-    case ir::BinaryOp::BitOr:
-      return *a | *b;
-    case ir::BinaryOp::BitXor:
-      return *a ^ *b;
-    }
-    return std::nullopt;
+    auto b = a ? eval(*e.children[1], env) : std::nullopt;
+    return b ? ir::fold(e.binaryOp, *a, *b) : std::nullopt;
   }
   default:
     return std::nullopt;

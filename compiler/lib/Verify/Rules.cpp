@@ -30,36 +30,6 @@ constexpr std::string_view kAnalyses[] = {
     "coalescing",     "latency",          "lowering",   "toolchain-evidence"};
 constexpr std::string_view kDeclarations[] = {"smem", "tmem", "reg", "param", "tensormap"};
 
-/// The code prefix of each family ("ps-deadlock" is program-safety).
-std::string_view familyPrefix(Family family) {
-  switch (family) {
-  case Family::Syntax:
-    return "syn-";
-  case Family::ScheduleSemantics:
-    return "sem-";
-  case Family::HardwareConformance:
-    return "hw-";
-  case Family::DataConsistency:
-    return "dc-";
-  case Family::ProgramSafety:
-    return "ps-";
-  case Family::Definition:
-    return "def-";
-  case Family::Performance:
-    return "perf-";
-  }
-  return "";
-}
-
-bool validCode(std::string_view code) {
-  if (code.size() < 3 || code.front() == '-' || code.back() == '-' ||
-      code.find('-') == std::string_view::npos)
-    return false;
-  return std::all_of(code.begin(), code.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-  });
-}
-
 class RuleReader {
 public:
   RuleReader(FileId file, const reg::Registry& registry, SourceManager& sources,
@@ -80,7 +50,7 @@ public:
     if (auto code = r.string("code", true)) {
       rule->code = *code;
       rule->codeRange = doc->get("code")->range;
-      if (!validCode(*code))
+      if (!isValidCode(*code))
         r.invalid(*doc->get("code"), "rule codes are lower-case words joined by '-'");
     }
     if (auto f = r.oneOf("family", kFamilies, true)) {

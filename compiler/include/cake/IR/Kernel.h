@@ -36,6 +36,10 @@ enum class UnaryOp : std::uint8_t { Neg, BitNot };
 std::string_view toString(BinaryOp op);
 /// Binding strength used by parser and printer (higher binds tighter).
 int precedence(BinaryOp op);
+/// `a op b` over int64 as Cake IR defines it (division and remainder toward zero, arithmetic
+/// right shift); nullopt on overflow, division by zero or a shift count outside the value.
+std::optional<std::int64_t> fold(BinaryOp op, std::int64_t a, std::int64_t b);
+std::optional<std::int64_t> fold(UnaryOp op, std::int64_t a);
 
 /// An expression or attribute value.
 struct Expr {

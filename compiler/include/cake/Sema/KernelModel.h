@@ -133,6 +133,22 @@ struct OpInfo {
   std::vector<std::size_t> loops;           ///< enclosing loops (indices into loops), outermost first
 };
 
+/// An operation's static facts as the registry's constraint/effect expressions see them
+/// (operands by index, attributes by index); used by Sema, pattern rules and the cost model.
+class OpDefContext : public reg::DefContext {
+public:
+  explicit OpDefContext(const OpInfo& op) : m_op(op) {}
+  const reg::OperandFacts* operand(std::size_t index) const override {
+    return index < m_op.operands.size() ? &m_op.operands[index].facts : nullptr;
+  }
+  reg::DefValue attribute(std::size_t index) const override {
+    return index < m_op.attributes.size() ? m_op.attributes[index] : reg::DefValue{};
+  }
+
+private:
+  const OpInfo& m_op;
+};
+
 struct KernelModel {
   std::string name;
   std::string targetName;

@@ -34,6 +34,10 @@ std::string_view toString(Family family);
 std::string_view toString(Severity severity);
 std::optional<Family> parseFamily(std::string_view text);
 std::optional<Severity> parseSeverity(std::string_view text);
+/// The code prefix of each family ("ps-deadlock" is program-safety): "ps-".
+std::string_view familyPrefix(Family family);
+/// Finding codes are lower-case words (and digits) joined by '-', at least two: "dc-mma-shape".
+bool isValidCode(std::string_view code);
 
 /// Compile-time ids of the built-in codes (see DiagnosticCodes.def).
 enum class DiagId : std::uint16_t {
