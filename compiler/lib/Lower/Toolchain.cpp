@@ -391,34 +391,51 @@ void judgeRoleBudget(Evidence& ev, const EvidenceContext& ctx, const std::string
   }
 }
 
-Evidence ptxasEvidence(const std::string& ptx, const std::string& target,
-                       const EvidenceContext& ctx, const std::string& cubinPath) {
-  Evidence ev;
-  auto tool = findCudaTool("ptxas", ctx.cudaHome);
+/// Runs the CUDA tool `name` on `input`, written as `inName` into `dir`; `args(tool, input
+/// path, dir)` builds the command line. Fills the run facts of `ev` (tool, log, times); true when
+/// the tool ran and succeeded, otherwise the reason is a finding in `ev`.
+template <typename Args>
+bool runCudaTool(Evidence& ev, const EvidenceContext& ctx, const std::string& name,
+                 const std::string& label, const TempDir& dir, const std::string& inName,
+                 const std::string& input, Args&& args) {
+  auto tool = findCudaTool(name, ctx.cudaHome);
   if (!tool) {
-    ev.findings.push_back(missing(ctx, "ptxas"));
-    return ev;
+    ev.findings.push_back(missing(ctx, name));
+    return false;
   }
-  TempDir dir(tempDir(ctx));
-  if (dir.path().empty()) {
+  std::string in = dir.path() + "/" + inName;
+  if (dir.path().empty() || !writeText(in, input)) {
     ev.findings.push_back(makeFinding(LowerId::ToolchainError, kernelRange(ctx),
-                                      "cannot create a temporary directory for ptxas"));
-    return ev;
+                                      "cannot write the input of " + name +
+                                          " to a temporary directory under '" + tempDir(ctx) +
+                                          "'"));
+    return false;
   }
-  std::string in = dir.path() + "/kernel.ptx";
-  std::string out = cubinPath.empty() ? dir.path() + "/kernel.cubin" : cubinPath;
-  writeText(in, ptx);
-  std::vector<std::string> argv = {*tool, "-arch=" + arch(target), "-v", in, "-o", out};
-  ev.tool = "ptxas -arch=" + target + " -v";
-  ToolRun r = runTool(argv, ctx.timeoutSeconds);
+  ev.tool = label;
+  ToolRun r = runTool(args(*tool, in, dir.path()), ctx.timeoutSeconds);
   ev.ran = r.started && !r.timedOut;
   ev.log = r.output;
   ev.seconds = r.seconds;
-  ev.report = parsePtxasOutput(r.output);
+  ev.cpuSeconds = r.cpuSeconds;
   ev.ok = ev.ran && r.exitCode == 0;
   if (!ev.ok)
-    failed(ev, ctx, "ptxas", r);
-  else {
+    failed(ev, ctx, name, r);
+  return ev.ok;
+}
+
+Evidence ptxasEvidence(const std::string& ptx, const std::string& target,
+                       const EvidenceContext& ctx, const std::string& cubinPath) {
+  Evidence ev;
+  std::string out;
+  auto args = [&](const std::string& tool, const std::string& in, const std::string& dir) {
+    out = cubinPath.empty() ? dir + "/kernel.cubin" : cubinPath;
+    return std::vector<std::string>{tool, "-arch=" + arch(target), "-v", in, "-o", out};
+  };
+  TempDir dir(tempDir(ctx));
+  bool ok =
+      runCudaTool(ev, ctx, "ptxas", "ptxas -arch=" + target + " -v", dir, "kernel.ptx", ptx, args);
+  ev.report = parsePtxasOutput(ev.log);
+  if (ok) {
     ev.cubinPath = cubinPath;
     judgeResources(ev, ctx);
   }
@@ -428,30 +445,19 @@ Evidence ptxasEvidence(const std::string& ptx, const std::string& target,
 Evidence nvccEvidence(const std::string& cuda, const std::string& target,
                       const EvidenceContext& ctx, const std::string& cubinPath) {
   Evidence ev;
-  auto tool = findCudaTool("nvcc", ctx.cudaHome);
-  if (!tool) {
-    ev.findings.push_back(missing(ctx, "nvcc"));
-    return ev;
-  }
+  std::string num = target.substr(3), out;
+  auto args = [&](const std::string& tool, const std::string& in, const std::string& dir) {
+    out = cubinPath.empty() ? dir + "/kernel.cubin" : cubinPath;
+    return std::vector<std::string>{
+        tool,      "-cubin", "-gencode",   "arch=compute_" + num + ",code=sm_" + num,
+        "-Xptxas", "-v",     "-std=c++17", in,
+        "-o",      out};
+  };
   TempDir dir(tempDir(ctx));
-  std::string in = dir.path() + "/kernel.cu";
-  std::string out = cubinPath.empty() ? dir.path() + "/kernel.cubin" : cubinPath;
-  writeText(in, cuda);
-  std::string num = target.substr(3);
-  std::vector<std::string> argv = {
-      *tool,     "-cubin", "-gencode",   "arch=compute_" + num + ",code=sm_" + num,
-      "-Xptxas", "-v",     "-std=c++17", in,
-      "-o",      out};
-  ev.tool = "nvcc -cubin " + nvccGencode(target) + " -Xptxas -v";
-  ToolRun r = runTool(argv, ctx.timeoutSeconds);
-  ev.ran = r.started && !r.timedOut;
-  ev.log = r.output;
-  ev.seconds = r.seconds;
-  ev.report = parsePtxasOutput(r.output);
-  ev.ok = ev.ran && r.exitCode == 0;
-  if (!ev.ok)
-    failed(ev, ctx, "nvcc", r);
-  else {
+  bool ok = runCudaTool(ev, ctx, "nvcc", "nvcc -cubin " + nvccGencode(target) + " -Xptxas -v", dir,
+                        "kernel.cu", cuda, args);
+  ev.report = parsePtxasOutput(ev.log);
+  if (ok) {
     ev.cubinPath = cubinPath;
     judgeResources(ev, ctx);
   }
@@ -461,29 +467,15 @@ Evidence nvccEvidence(const std::string& cuda, const std::string& target,
 Evidence nvccPtx(const std::string& cuda, const std::string& target, const EvidenceContext& ctx,
                  std::string& ptx) {
   Evidence ev;
-  auto tool = findCudaTool("nvcc", ctx.cudaHome);
-  if (!tool) {
-    ev.findings.push_back(missing(ctx, "nvcc"));
-    return ev;
-  }
+  std::string num = target.substr(3), out;
+  auto args = [&](const std::string& tool, const std::string& in, const std::string& dir) {
+    out = dir + "/kernel.ptx";
+    return std::vector<std::string>{tool, "-ptx", "-arch=compute_" + num, "-std=c++17", in,
+                                    "-o", out};
+  };
   TempDir dir(tempDir(ctx));
-  std::string in = dir.path() + "/kernel.cu";
-  std::string out = dir.path() + "/kernel.ptx";
-  writeText(in, cuda);
-  std::string num = target.substr(3);
-  std::vector<std::string> argv = {*tool, "-ptx", "-arch=compute_" + num, "-std=c++17", in,
-                                   "-o",  out};
-  ev.tool = "nvcc -ptx -arch=compute_" + num;
-  ToolRun r = runTool(argv, ctx.timeoutSeconds);
-  ev.ran = r.started && !r.timedOut;
-  ev.log = r.output;
-  ev.seconds = r.seconds;
-  ev.cpuSeconds = r.cpuSeconds;
-  ev.ok = ev.ran && r.exitCode == 0;
-  if (!ev.ok) {
-    failed(ev, ctx, "nvcc", r);
+  if (!runCudaTool(ev, ctx, "nvcc", "nvcc -ptx -arch=compute_" + num, dir, "kernel.cu", cuda, args))
     return ev;
-  }
   std::ifstream f(out, std::ios::binary);
   std::stringstream ss;
   ss << f.rdbuf();
