@@ -10,6 +10,7 @@
 #include <QGraphicsScene>
 #include <QGraphicsSceneMouseEvent>
 #include <QGraphicsView>
+#include <QHash>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -843,15 +844,40 @@ void GraphView::buildScene() {
   }
   // Labels: barrier labels first, then buffers; a label that would cover a node or another
   // label moves along its edge's normal a little, else it is left out (the tooltip has it).
+  // A coarse grid over the placed rectangles keeps this linear in the number of labels.
+  constexpr double kCell = 128;
   QVector<QRectF> placed;
   placed.reserve(l.nodes.size() + l.edges.size());
-  for (const views::NodeGeometry& n : l.nodes)
-    placed << n.rect().adjusted(-2, -2, 2, 2);
-  auto free = [&](const QRectF& r) {
-    for (const QRectF& o : placed)
-      if (o.intersects(r))
-        return false;
+  QHash<quint64, QVector<int>> grid;
+  auto cells = [&](const QRectF& r, auto&& fn) {
+    int x0 = int(std::floor(r.left() / kCell)), x1 = int(std::floor(r.right() / kCell));
+    int y0 = int(std::floor(r.top() / kCell)), y1 = int(std::floor(r.bottom() / kCell));
+    for (int x = x0; x <= x1; ++x)
+      for (int y = y0; y <= y1; ++y)
+        if (!fn((quint64(quint32(x)) << 32) | quint32(y)))
+          return false;
     return true;
+  };
+  auto place = [&](const QRectF& r) {
+    int i = int(placed.size());
+    placed << r;
+    cells(r, [&](quint64 key) {
+      grid[key] << i;
+      return true;
+    });
+  };
+  for (const views::NodeGeometry& n : l.nodes)
+    place(n.rect().adjusted(-2, -2, 2, 2));
+  auto free = [&](const QRectF& r) {
+    return cells(r, [&](quint64 key) {
+      auto it = grid.constFind(key);
+      if (it == grid.constEnd())
+        return true;
+      for (int i : *it)
+        if (placed[i].intersects(r))
+          return false;
+      return true;
+    });
   };
   for (int pass = 0; pass < 3; ++pass)
     for (EdgeItem* item : std::as_const(m_edgeItems)) {
@@ -875,7 +901,7 @@ void GraphView::buildScene() {
       }
       item->setLabelVisible(ok);
       if (ok)
-        placed << item->labelRect().adjusted(-1, -1, 1, 1);
+        place(item->labelRect().adjusted(-1, -1, 1, 1));
     }
   QRectF bounds = l.bounds;
   for (QGraphicsItem* it : m_scene->items())
@@ -893,8 +919,29 @@ void GraphView::buildScene() {
   QImage image(size.toSize().expandedTo(QSize(8, 8)), QImage::Format_ARGB32_Premultiplied);
   image.fill(QColor(0xfb, 0xfc, 0xfe));
   {
+    // Drawn from the layout's geometry (boxes and edge polylines, no text): a scene render of
+    // thousands of items would hold the GUI thread for tens of milliseconds.
     QPainter p(&image);
-    m_scene->render(&p, QRectF(QPointF(0, 0), QSizeF(image.size())), sr, Qt::IgnoreAspectRatio);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.scale(image.width() / sr.width(), image.height() / sr.height());
+    p.translate(-sr.topLeft());
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(QColor(0xa0, 0xa8, 0xb4), 0));
+    for (const views::ClusterGeometry& c : l.clusters)
+      if (!c.box.isNull())
+        p.drawRect(c.box);
+    for (int e = 0; e < g.edges.size() && e < l.edges.size(); ++e) {
+      const QVector<QPointF>& q = l.edges[e].points;
+      if (q.size() < 2)
+        continue;
+      p.setPen(QPen(edgeColor(g.edges[e]), 0));
+      p.drawLine(q.first(), q.last());
+    }
+    p.setPen(QPen(QColor(0x7d, 0x8a, 0x9c), 0));
+    for (int n = 0; n < g.nodes.size() && n < l.nodes.size(); ++n) {
+      p.setBrush(roleColor(g.nodes[n].role));
+      p.drawRect(l.nodes[n].rect());
+    }
   }
   m_minimap->setImage(g.nodes.size() > 1 ? image : QImage(), sr);
   m_current = m_currentId.isEmpty() ? -1 : g.indexOf(m_currentId);
