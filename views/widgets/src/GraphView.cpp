@@ -903,9 +903,7 @@ void GraphView::buildScene() {
       if (ok)
         place(item->labelRect().adjusted(-1, -1, 1, 1));
     }
-  QRectF bounds = l.bounds;
-  for (QGraphicsItem* it : m_scene->items())
-    bounds = bounds.united(it->sceneBoundingRect());
+  QRectF bounds = l.bounds.united(m_scene->itemsBoundingRect()); // unsorted, unlike items()
   m_scene->setSceneRect(bounds.adjusted(-30, -30, 30, 30));
 
   // Minimap: a small picture of the whole scene, rendered once per layout.
