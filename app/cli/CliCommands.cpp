@@ -7,6 +7,7 @@
 #include "CliSupport.h"
 #include "cake/Driver/Compiler.h"
 #include "cake/Driver/Output.h"
+#include "cake/Driver/Reports.h"
 #include "cake/Driver/Sarif.h"
 #include "cake/IR/Printer.h"
 #include "cake/Parse/Parser.h"
@@ -266,17 +267,7 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
       continue;
     }
     if (format == "json") {
-      w.beginObject();
-      w.key("path").value(shownPath);
-      w.key("kernel").value(r.module.kernel ? r.module.kernel->name.name : std::string());
-      w.key("target").value(r.module.kernel ? r.module.kernel->target() : std::string());
-      w.key("accepted").value(r.accepted);
-      w.key("findings").beginArray();
-      for (const Diagnostic& d : r.diagnostics)
-        driver::writeJson(w, d, *r.sources);
-      w.endArray();
-      w.key("omitted").value(static_cast<std::uint64_t>(omitted));
-      w.endObject();
+      driver::writeCheckFileJson(w, shownPath, r, omitted);
       continue;
     }
     std::size_t counts[3] = {0, 0, 0};

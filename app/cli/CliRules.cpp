@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "CliSupport.h"
 
+#include "cake/Driver/Reports.h"
 #include "cake/Driver/TraceExport.h"
 #include "cake/Support/Json.h"
 #include "cake/Support/StringUtil.h"
@@ -10,40 +11,6 @@
 #include <iostream>
 
 namespace cake::cli {
-
-namespace {
-
-void writeRule(json::Writer& w, const verify::Rule& r) {
-  w.beginObject();
-  w.key("code").value(r.code);
-  w.key("family").value(toString(r.family));
-  w.key("severity").value(toString(r.severity));
-  w.key("title").value(r.title);
-  w.key("doc").value(r.doc);
-  w.key("bad").value(r.bad);
-  w.key("good").value(r.good);
-  w.key("analysis").value(r.analysis);
-  w.key("kind").value(verify::toString(r.kind));
-  if (r.pattern) {
-    w.key("require").value(r.pattern->require);
-    w.key("message").value(r.pattern->message);
-  }
-  w.key("path").value(r.path);
-  w.endObject();
-}
-
-void indent(const std::string& text, const char* prefix) {
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string::npos)
-      eol = text.size();
-    std::printf("%s%s\n", prefix, text.substr(pos, eol - pos).c_str());
-    pos = eol + 1;
-  }
-}
-
-} // namespace
 
 int cmdRules(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--family", "--severity"},
@@ -86,7 +53,7 @@ int cmdRules(const std::string& argv0, const std::vector<std::string>& all) {
     w.key("compiler_revision").value(compiler->revision());
     w.key("rules").beginArray();
     for (const verify::Rule* r : rules)
-      writeRule(w, *r);
+      driver::writeRuleJson(w, *r);
     w.endArray();
     w.endObject();
     std::cout << w.str() << "\n";
@@ -201,29 +168,11 @@ int cmdExplain(const std::string& argv0, const std::vector<std::string>& all) {
   }
   if (format == "json") {
     json::Writer w;
-    writeRule(w, *rule);
+    driver::writeRuleJson(w, *rule);
     std::cout << w.str() << "\n";
     return 0;
   }
-  std::printf("%s  (%s, %s; analysis: %s; %s rule)\n  %s\n\n", rule->code.c_str(),
-              std::string(toString(rule->family)).c_str(),
-              std::string(toString(rule->severity)).c_str(), rule->analysis.c_str(),
-              std::string(verify::toString(rule->kind)).c_str(), rule->title.c_str());
-  indent(rule->doc, "  ");
-  std::printf("\n  Bad:\n");
-  indent(rule->bad, "    ");
-  std::printf("\n  Good:\n");
-  indent(rule->good, "    ");
-  if (rule->pattern)
-    std::printf("\n  Pattern: %s\n", rule->pattern->require.c_str());
-  // Primitive constraints that report this code.
-  std::vector<std::string> prims;
-  for (const auto& p : compiler->registry().all())
-    for (const reg::ConstraintDef& c : p->constraints)
-      if (c.code == rule->code && std::find(prims.begin(), prims.end(), p->name) == prims.end())
-        prims.push_back(p->name);
-  if (!prims.empty())
-    std::printf("\n  Reported by primitive constraints of: %s\n", join(prims, ", ").c_str());
+  std::fputs(driver::explainText(*compiler, *rule).c_str(), stdout);
   return 0;
 }
 

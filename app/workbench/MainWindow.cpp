@@ -3,12 +3,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
-#include "CodeEditor.h"
 #include "cake/views/CakeHighlighter.h"
 #include "cake/views/FindingsModel.h"
+#include "cake/widgets/CodeEditor.h"
+#include "cake/widgets/FindingsPanel.h"
 #include "cake/widgets/GraphView.h"
 #include "cake/widgets/MemoryLayoutView.h"
 #include "cake/widgets/TimelineView.h"
+#include "cake/views/JobsModel.h"
+#include "cake/widgets/JobsView.h"
+#include "cake/widgets/LoweredCodeView.h"
+#include "cake/widgets/PerformanceView.h"
 
 #include <QAction>
 #include <QApplication>
@@ -18,7 +23,9 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFileSystemModel>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -28,47 +35,45 @@
 #include <QSaveFile>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTableView>
+#include <QTreeView>
 
 namespace cake::app {
 
 MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
-    : QMainWindow(parent), m_session(session), m_editor(new CodeEditor(this)),
+    : QMainWindow(parent), m_session(session), m_editor(new widgets::CodeEditor(this)),
       m_highlighter(new views::CakeHighlighter(m_editor->document())),
-      m_findings(new views::FindingsModel(this)), m_findingsView(new QTableView(this)),
-      m_findingsDock(new QDockWidget(tr("Findings"), this)),
-      m_selection(new views::SelectionModel(this)), m_status(new QLabel(this)),
+      m_selection(new views::SelectionModel(this)),
+      m_findingsPanel(new widgets::FindingsPanel(m_selection, this)),
+      m_findingsDock(new QDockWidget(tr("Findings"), this)), m_status(new QLabel(this)),
       m_revision(new QLabel(this)) {
   setObjectName(QStringLiteral("mainWindow"));
   setWindowTitle(tr("Cake Workbench"));
   setCentralWidget(m_editor);
+  // The editor follows the shared selection and publishes the operation under its cursor.
+  m_editor->setSelectionModel(m_selection);
+  connect(m_editor, &widgets::CodeEditor::statusMessage, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 4000); });
+  connect(m_editor->document(), &QTextDocument::modificationChanged, this,
+          &QWidget::setWindowModified);
 
-  m_findingsView->setObjectName(QStringLiteral("findingsView"));
-  m_findingsView->setModel(m_findings);
-  m_findingsView->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_findingsView->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_findingsView->verticalHeader()->hide();
-  m_findingsView->horizontalHeader()->setStretchLastSection(true);
-  m_findingsView->setWordWrap(false);
   m_findingsDock->setObjectName(QStringLiteral("findingsDock"));
-  m_findingsDock->setWidget(m_findingsView);
+  m_findingsDock->setWidget(m_findingsPanel);
   addDockWidget(Qt::BottomDockWidgetArea, m_findingsDock);
-  connect(m_findingsView, &QTableView::activated, this, [this](const QModelIndex& index) {
-    if (const views::FindingRow* f = m_findings->finding(index.row()); f && f->line > 0)
+  // Enter / double click: the editor takes the keyboard at the finding (selection already
+  // moved it there without the focus).
+  connect(m_findingsPanel, &widgets::FindingsPanel::findingActivated, this, [this](int finding) {
+    const views::FindingRow* f = m_findingsPanel->model()->finding(finding);
+    const auto& snap = m_findingsPanel->model()->snapshot();
+    if (f && f->line > 0 && snap && f->path == snap->path)
       m_editor->goTo(f->line, f->column);
   });
-  // Moving through the findings keeps the keyboard there; the other views follow.
-  connect(m_findingsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& index) {
-            const views::FindingRow* f = m_findings->finding(index.row());
-            if (!f)
-              return;
-            if (f->line > 0) {
-              m_movingCursor = true;
-              m_editor->goTo(f->line, f->column, false);
-              m_movingCursor = false;
-            }
-            m_selection->selectFinding(index.row(), views::SelectionOrigin::Findings);
+  connect(m_findingsPanel, &widgets::FindingsPanel::locationActivated, this,
+          [this](const QString& path, int line, int column) {
+            const auto& snap = m_findingsPanel->model()->snapshot();
+            if (snap && path == snap->path)
+              m_editor->goTo(line, column);
+            else
+              statusBar()->showMessage(tr("%1:%2:%3").arg(path).arg(line).arg(column), 8000);
           });
   buildViews();
 
@@ -78,12 +83,14 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   m_revision->setText(tr("loading compiler…"));
 
   m_debounce.setSingleShot(true);
-  m_debounce.setInterval(250);
+  m_debounce.setInterval(widgets::CodeEditor::kCheckDebounceMs);
   connect(&m_debounce, &QTimer::timeout, this, &MainWindow::scheduleCheck);
   connect(m_editor, &QPlainTextEdit::textChanged, this, [this] { m_debounce.start(); });
 
   connect(m_session, &views::CompileSession::compilerReady, this, [this](const QString& rev) {
     m_revision->setText(tr("compiler %1").arg(rev));
+    m_editor->setCompiler(m_session->compiler());
+    m_findingsPanel->setCompiler(m_session->compiler());
   });
   connect(m_session, &views::CompileSession::compilerFailed, this, [this](const QString& msg) {
     m_revision->setText(tr("compiler data invalid"));
@@ -91,6 +98,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   });
   connect(m_session, &views::CompileSession::checkFinished, this, &MainWindow::onCheckFinished);
 
+  buildWorkspace();
   buildMenus();
   applyPalette();
   resize(1280, 800);
@@ -116,28 +124,42 @@ void MainWindow::buildViews() {
   resizeDocks({m_findingsDock, m_timelineDock}, {460, 820}, Qt::Horizontal);
   resizeDocks({m_findingsDock}, {250}, Qt::Vertical);
 
-  connect(m_editor, &QPlainTextEdit::cursorPositionChanged, this, [this] {
-    if (!m_movingCursor)
-      m_selection->selectLine(m_editor->textCursor().blockNumber() + 1, views::SelectionOrigin::Editor);
+  // Performance, lowered code (with the right-hand views) and jobs (with the timeline). The
+  // cost job follows every accepted check; lowering and ptxas run only while the code view
+  // can be seen, for the selector's choice.
+  m_performance = new widgets::PerformanceView(m_selection, this);
+  m_code = new widgets::LoweredCodeView(m_selection, this);
+  m_jobsModel = new views::JobsModel(this);
+  m_jobsModel->setSession(m_session);
+  m_jobs = new widgets::JobsView(m_jobsModel, m_session, this);
+  dock(m_performanceDock, tr("Performance"), QStringLiteral("performanceDock"), m_performance);
+  dock(m_codeDock, tr("Lowered code"), QStringLiteral("codeDock"), m_code);
+  dock(m_jobsDock, tr("Jobs"), QStringLiteral("jobsDock"), m_jobs);
+  tabifyDockWidget(m_layoutDock, m_performanceDock);
+  tabifyDockWidget(m_performanceDock, m_codeDock);
+  tabifyDockWidget(m_timelineDock, m_jobsDock);
+  m_graphDock->raise();
+  m_timelineDock->raise();
+  connect(m_session, &views::CompileSession::costFinished, m_performance, &widgets::PerformanceView::setCost);
+  connect(m_session, &views::CompileSession::lowerFinished, m_code, &widgets::LoweredCodeView::setLowered);
+  connect(m_session, &views::CompileSession::ptxasFinished, m_code, &widgets::LoweredCodeView::setPtxas);
+  connect(m_code, &widgets::LoweredCodeView::emitRequested, this, [this] { requestLowering(); });
+  connect(m_codeDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    // Deferred: the tab switch that shows the dock is still being laid out.
+    if (visible)
+      QTimer::singleShot(0, this, [this] {
+        if (!m_code->ready())
+          requestLowering();
+      });
   });
-  connect(m_selection, &views::SelectionModel::selectionChanged, this, &MainWindow::onSelectionChanged);
 }
 
-void MainWindow::onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin) {
-  if (origin == views::SelectionOrigin::Editor || origin == views::SelectionOrigin::Program)
-    return;
-  views::SourceSpan span = m_selection->sourceOf(selection);
-  if (origin != views::SelectionOrigin::Findings && span.valid()) {
-    m_movingCursor = true;
-    m_editor->goTo(span.line, span.column, false);
-    m_movingCursor = false;
-  }
-  // A finding picked in another view (the timeline's marks) becomes the current finding row.
-  if (selection.finding >= 0 && origin != views::SelectionOrigin::Findings &&
-      selection.finding < m_findings->rowCount()) {
-    QSignalBlocker block(m_findingsView->selectionModel());
-    m_findingsView->selectRow(selection.finding);
-  }
+void MainWindow::requestLowering() {
+  const views::CheckSnapshotPtr& snapshot = m_selection->snapshot();
+  // A dock behind another tab can still report isVisible() while the window lays out.
+  bool shown = m_codeDock->isVisible() && !m_codeDock->visibleRegion().isEmpty();
+  if (shown && snapshot && snapshot->result.accepted && snapshot->jobId == m_shownJob)
+    m_session->requestLower(snapshot, m_code->emitKind());
 }
 
 QDockWidget* MainWindow::viewDock(const QString& name) const {
@@ -149,36 +171,74 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_layoutDock;
   if (name == QLatin1String("timeline"))
     return m_timelineDock;
+  if (name == QLatin1String("performance"))
+    return m_performanceDock;
+  if (name == QLatin1String("code"))
+    return m_codeDock;
+  if (name == QLatin1String("jobs"))
+    return m_jobsDock;
   return nullptr;
 }
 
 bool MainWindow::viewsReady() const {
-  return m_shownJob != 0 && m_graph->shownSnapshot() == m_shownJob && !m_graph->layoutPending();
+  if (m_shownJob == 0 || m_graph->shownSnapshot() != m_shownJob || m_graph->layoutPending())
+    return false;
+  if (m_performance->pending())
+    return false;
+  bool codeShown = m_codeDock->isVisible() && !m_codeDock->visibleRegion().isEmpty();
+  return !codeShown || m_code->ready();
 }
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, [this] {
-    QString path = QFileDialog::getOpenFileName(this, tr("Open kernel"), m_workspace,
+    QString path = QFileDialog::getOpenFileName(this, tr("Open kernel"), m_folder.isEmpty() ? m_workspace : m_folder,
                                                 tr("Cake IR (*.cake);;All files (*)"));
-    QString error;
-    if (!path.isEmpty() && !openFile(path, &error))
-      QMessageBox::warning(this, tr("Open kernel"), error);
+    if (!path.isEmpty())
+      openFromUi(path);
   });
   open->setShortcut(QKeySequence::Open);
+  QAction* openFolderAction = file->addAction(tr("Open &Folder…"), this, [this] {
+    QString dir = QFileDialog::getExistingDirectory(this, tr("Open folder"), m_folder);
+    if (!dir.isEmpty())
+      openFolder(dir);
+  });
+  openFolderAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  m_recent = file->addMenu(tr("Open &Recent"));
+  file->addSeparator();
   QAction* save = file->addAction(tr("&Save"), this, &MainWindow::saveFile);
   save->setShortcut(QKeySequence::Save);
-  m_recent = file->addMenu(tr("Open &Recent"));
+  QAction* saveAs = file->addAction(tr("Save &As…"), this, &MainWindow::saveFileAs);
+  saveAs->setShortcut(QKeySequence::SaveAs);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
   quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* find = edit->addAction(tr("&Find…"), this, [this] { findInEditor(false); });
+  find->setShortcut(QKeySequence::Find);
+  QAction* findNext = edit->addAction(tr("Find &Next"), this, [this] { findInEditor(true); });
+  findNext->setShortcut(QKeySequence::FindNext);
+  edit->addSeparator();
+  QAction* definition = edit->addAction(tr("Go to &Definition"), m_editor,
+                                        &widgets::CodeEditor::goToDefinition);
+  definition->setShortcut(QKeySequence(Qt::Key_F12));
+  QAction* complete = edit->addAction(tr("&Complete"), m_editor, [this] { m_editor->complete(true); });
+  complete->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Space));
+  // Shortcuts of the findings panel, listed here so they can be found.
+  // F1 inside the findings panel.
+  edit->addAction(tr("E&xplain Finding"), m_findingsPanel, [this] { m_findingsPanel->explainCurrent(); });
   m_examples = menuBar()->addMenu(tr("&Examples"));
   m_examples->setObjectName(QStringLiteral("examplesMenu"));
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(m_workspaceDock->toggleViewAction());
   view->addAction(m_findingsDock->toggleViewAction());
   view->addAction(m_graphDock->toggleViewAction());
   view->addAction(m_layoutDock->toggleViewAction());
   view->addAction(m_timelineDock->toggleViewAction());
+  view->addAction(m_performanceDock->toggleViewAction());
+  view->addAction(m_codeDock->toggleViewAction());
+  view->addAction(m_jobsDock->toggleViewAction());
   rebuildRecentMenu();
 }
 
@@ -213,14 +273,12 @@ void MainWindow::setWorkspace(const QString& dir) {
   }
   for (const auto& [id, path] : m_exampleFiles) {
     QString p = path;
-    m_examples->addAction(id, this, [this, p] {
-      QString error;
-      if (!openFile(p, &error))
-        QMessageBox::warning(this, tr("Open example"), error);
-    });
+    m_examples->addAction(id, this, [this, p] { openFromUi(p); });
   }
   if (m_exampleFiles.isEmpty())
     m_examples->addAction(tr("(no examples in %1)").arg(dir))->setEnabled(false);
+  if (m_folder.isEmpty())
+    openFolder(dir);
 }
 
 QString MainWindow::defaultExample() const {
@@ -239,22 +297,121 @@ bool MainWindow::openFile(const QString& path, QString* error) {
   }
   QByteArray bytes = f.read(64 << 20);
   m_path = path;
-  setWindowTitle(tr("%1 — Cake Workbench").arg(QFileInfo(path).fileName()));
   m_editor->setPlainText(QString::fromUtf8(bytes));
+  m_editor->document()->setModified(false);
+  setWindowTitle(tr("%1[*] — Cake Workbench").arg(QFileInfo(path).fileName()));
   addRecent(path);
   m_jumpToFirstFinding = true;
+  if (!m_restorePath.isEmpty() && m_restorePath == path && m_restoreLine > 0) {
+    // Reopening the last session's file: back to where the user was, not the first finding.
+    m_editor->goTo(m_restoreLine, 1, false);
+    m_jumpToFirstFinding = false;
+  }
+  m_restorePath.clear();
   m_debounce.stop();
   scheduleCheck();
   return true;
 }
 
-void MainWindow::saveFile() {
+bool MainWindow::saveFile() {
   if (m_path.isEmpty())
-    return;
+    return saveFileAs();
   QSaveFile out(m_path);
   if (!out.open(QIODevice::WriteOnly) || out.write(m_editor->toPlainText().toUtf8()) < 0 ||
-      !out.commit())
+      !out.commit()) {
     QMessageBox::warning(this, tr("Save"), tr("cannot write '%1': %2").arg(m_path, out.errorString()));
+    return false;
+  }
+  m_editor->document()->setModified(false);
+  statusBar()->showMessage(tr("saved %1").arg(m_path), 3000);
+  return true;
+}
+
+bool MainWindow::saveFileAs() {
+  QString path = QFileDialog::getSaveFileName(this, tr("Save kernel"),
+                                              m_path.isEmpty() ? m_folder : m_path,
+                                              tr("Cake IR (*.cake);;All files (*)"));
+  if (path.isEmpty())
+    return false;
+  QString previous = m_path;
+  m_path = path;
+  if (!saveFile()) {
+    m_path = previous;
+    return false;
+  }
+  setWindowTitle(tr("%1[*] — Cake Workbench").arg(QFileInfo(path).fileName()));
+  addRecent(path);
+  scheduleCheck(); // findings now name the new path
+  return true;
+}
+
+bool MainWindow::maybeSave() {
+  if (!m_editor->document()->isModified())
+    return true;
+  auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"),
+      tr("'%1' has unsaved changes. Save them?")
+          .arg(m_path.isEmpty() ? tr("untitled") : QFileInfo(m_path).fileName()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save)
+    return saveFile();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::openFromUi(const QString& path) {
+  if (path == m_path && !m_editor->document()->isModified())
+    return;
+  if (!maybeSave())
+    return;
+  QString error;
+  if (!openFile(path, &error))
+    QMessageBox::warning(this, tr("Open kernel"), error);
+}
+
+void MainWindow::buildWorkspace() {
+  m_workspaceModel = new QFileSystemModel(this);
+  m_workspaceModel->setNameFilters({QStringLiteral("*.cake")});
+  m_workspaceModel->setNameFilterDisables(false); // hide, not grey out, other files
+  m_workspaceModel->setFilter(QDir::AllDirs | QDir::Files | QDir::NoDotAndDotDot);
+  m_workspaceTree = new QTreeView(this);
+  m_workspaceTree->setObjectName(QStringLiteral("workspaceTree"));
+  m_workspaceTree->setModel(m_workspaceModel);
+  for (int c = 1; c < m_workspaceModel->columnCount(); ++c)
+    m_workspaceTree->hideColumn(c); // name only
+  m_workspaceTree->setHeaderHidden(true);
+  connect(m_workspaceTree, &QTreeView::activated, this, [this](const QModelIndex& index) {
+    if (!m_workspaceModel->isDir(index))
+      openFromUi(m_workspaceModel->filePath(index));
+  });
+  m_workspaceDock = new QDockWidget(tr("Workspace"), this);
+  m_workspaceDock->setObjectName(QStringLiteral("workspaceDock"));
+  m_workspaceDock->setWidget(m_workspaceTree);
+  addDockWidget(Qt::LeftDockWidgetArea, m_workspaceDock);
+  resizeDocks({m_workspaceDock}, {200}, Qt::Horizontal);
+}
+
+void MainWindow::openFolder(const QString& dir) {
+  m_folder = QDir(dir).absolutePath();
+  QModelIndex root = m_workspaceModel->setRootPath(m_folder);
+  m_workspaceTree->setRootIndex(root);
+  m_workspaceDock->setWindowTitle(tr("Workspace — %1").arg(QDir(m_folder).dirName()));
+  m_workspaceDock->setToolTip(m_folder);
+  m_workspaceDock->show();
+}
+
+void MainWindow::findInEditor(bool next) {
+  if (!next || m_findText.isEmpty()) {
+    bool ok = false;
+    QString selected = m_editor->textCursor().selectedText();
+    QString text = QInputDialog::getText(this, tr("Find"), tr("Find in the kernel:"),
+                                         QLineEdit::Normal,
+                                         selected.isEmpty() ? m_findText : selected, &ok);
+    if (!ok || text.isEmpty())
+      return;
+    m_findText = text;
+  }
+  if (!m_editor->findText(m_findText))
+    statusBar()->showMessage(tr("'%1' not found").arg(m_findText), 3000);
 }
 
 void MainWindow::scheduleCheck() {
@@ -266,39 +423,36 @@ void MainWindow::scheduleCheck() {
 void MainWindow::onCheckFinished(const views::CheckSnapshotPtr& snapshot) {
   // A snapshot of text that was edited since is still shown; a newer job follows.
   m_selection->setSnapshot(snapshot);
-  m_findings->setSnapshot(snapshot);
+  m_findingsPanel->setSnapshot(snapshot);
+  m_editor->setSnapshot(snapshot); // squiggles, gutter marks, go-to-definition
   m_graph->setSnapshot(snapshot);
   m_layout->setSnapshot(snapshot);
   m_timeline->setSnapshot(snapshot);
-  m_findingsView->resizeColumnsToContents();
-  QList<CodeEditor::Mark> marks;
-  for (int i = 0; i < m_findings->rowCount(); ++i) {
-    const views::FindingRow* f = m_findings->finding(i);
-    if (f->line > 0 && f->path == snapshot->path)
-      marks << CodeEditor::Mark{f->line, f->column, f->endLine, f->endColumn, int(f->severity),
-                                "[" + f->code + "] " + f->message};
-  }
-  m_editor->setMarks(marks);
+  m_performance->setCheck(snapshot);
+  m_code->setCheck(snapshot);
   const auto& r = snapshot->result;
   QString kernel = r.module.kernel ? QString::fromStdString(r.module.kernel->name.name) : tr("(no kernel)");
-  m_status->setText(tr("%1 on %2: %3 — %4 finding(s), %5 blocking — checked in %6 ms")
+  m_status->setText(tr("%1 on %2: %3 — %4 finding(s), %5 blocking — checked in %6")
                         .arg(kernel, QString::fromStdString(r.model.targetName),
                              r.accepted ? tr("accepted") : tr("refused"))
-                        .arg(m_findings->rowCount())
-                        .arg(m_findings->blockingCount())
-                        .arg(snapshot->elapsedMs));
-  if (m_jumpToFirstFinding && m_findings->rowCount() > 0) {
+                        .arg(m_findingsPanel->model()->rowCount())
+                        .arg(m_findingsPanel->model()->blockingCount())
+                        .arg(snapshot->elapsedMs > 0 ? tr("%1 ms").arg(snapshot->elapsedMs)
+                                                     : tr("under 1 ms")));
+  const views::FindingsModel* findings = m_findingsPanel->model();
+  if (m_jumpToFirstFinding && findings->rowCount() > 0) {
     // The first blocking finding when there is one: it is why the kernel is refused.
     int row = 0;
-    for (int i = m_findings->rowCount() - 1; i >= 0; --i)
-      if (m_findings->finding(i)->severity == Severity::Blocking)
+    for (int i = findings->rowCount() - 1; i >= 0; --i)
+      if (findings->finding(i)->severity == Severity::Blocking)
         row = i;
-    m_findingsView->selectRow(row);
-    if (const views::FindingRow* f = m_findings->finding(row); f && f->line > 0)
+    m_findingsPanel->selectFinding(row);
+    if (const views::FindingRow* f = findings->finding(row); f && f->line > 0 && f->path == snapshot->path)
       m_editor->goTo(f->line, f->column);
   }
   m_jumpToFirstFinding = false;
   m_shownJob = snapshot->jobId;
+  requestLowering(); // the code view's lowering of this check, when it is visible
   Q_EMIT checkShown(snapshot->jobId);
 }
 
@@ -318,11 +472,7 @@ void MainWindow::rebuildRecentMenu() {
   m_recent->clear();
   const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
   for (const QString& p : recent)
-    m_recent->addAction(p, this, [this, p] {
-      QString error;
-      if (!openFile(p, &error))
-        QMessageBox::warning(this, tr("Open recent"), error);
-    });
+    m_recent->addAction(p, this, [this, p] { openFromUi(p); });
   m_recent->setEnabled(!recent.isEmpty());
 }
 
@@ -330,12 +480,28 @@ void MainWindow::restoreLayout() {
   QSettings s;
   restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
   restoreState(s.value(QStringLiteral("windowState")).toByteArray());
+  QString folder = s.value(QStringLiteral("workspaceFolder")).toString();
+  if (!folder.isEmpty() && QFileInfo(folder).isDir())
+    openFolder(folder);
+  m_findingsPanel->setFilterState(s.value(QStringLiteral("findingsFilters")).toMap());
+  m_restorePath = s.value(QStringLiteral("lastFile")).toString();
+  m_restoreLine = s.value(QStringLiteral("cursorLine"), 0).toInt();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
   QSettings s;
   s.setValue(QStringLiteral("geometry"), saveGeometry());
   s.setValue(QStringLiteral("windowState"), saveState());
+  s.setValue(QStringLiteral("workspaceFolder"), m_folder);
+  s.setValue(QStringLiteral("findingsFilters"), m_findingsPanel->filterState());
+  if (!m_path.isEmpty()) {
+    s.setValue(QStringLiteral("lastFile"), m_path);
+    s.setValue(QStringLiteral("cursorLine"), m_editor->cursorLine());
+  }
   m_session->waitForIdle();
   event->accept();
 }

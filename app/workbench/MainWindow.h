@@ -10,25 +10,29 @@
 #include <QTimer>
 
 class QLabel;
-class QTableView;
 class QMenu;
 class QDockWidget;
+class QFileSystemModel;
+class QTreeView;
 
 namespace cake::views {
-class FindingsModel;
 class CakeHighlighter;
 class SelectionModel;
+class JobsModel;
 } // namespace cake::views
 
 namespace cake::widgets {
+class CodeEditor;
+class FindingsPanel;
 class GraphView;
 class MemoryLayoutView;
 class TimelineView;
+class PerformanceView;
+class LoweredCodeView;
+class JobsView;
 } // namespace cake::widgets
 
 namespace cake::app {
-
-class CodeEditor;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -40,13 +44,24 @@ public:
   /// Opens a kernel file; returns false (and says why) when it cannot be read.
   bool openFile(const QString& path, QString* error = nullptr);
   QString defaultExample() const;
+  /// Shows a folder's .cake files in the workspace dock (File > Open Folder).
+  void openFolder(const QString& dir);
+  QString folder() const { return m_folder; }
   /// Job id of the newest check that has delivered its result (0 before the first).
   quint64 shownJob() const { return m_shownJob; }
+  /// Restores the window layout, the workspace folder, the findings filters and (when that
+  /// file is opened next) the cursor line of the last session from QSettings.
   void restoreLayout();
-  /// The dock of a view: "findings", "graph", "layout" or "timeline" (nullptr otherwise).
+  widgets::CodeEditor* editor() const { return m_editor; }
+  widgets::FindingsPanel* findingsPanel() const { return m_findingsPanel; }
+  /// The dock of a view: "findings", "graph", "layout", "timeline", "performance", "code" or
+  /// "jobs" (nullptr otherwise).
   QDockWidget* viewDock(const QString& name) const;
-  /// The newest check is shown and every view has drawn it (the graph's layout included).
+  /// The newest check is shown and every view has drawn it (the graph's layout included; the
+  /// cost estimate, and the lowering with its ptxas report while the code view is visible).
   bool viewsReady() const;
+  widgets::PerformanceView* performanceView() const { return m_performance; }
+  widgets::LoweredCodeView* codeView() const { return m_code; }
   views::SelectionModel* selection() const { return m_selection; }
   widgets::GraphView* graphView() const { return m_graph; }
 
@@ -63,25 +78,45 @@ private:
   void onCheckFinished(const views::CheckSnapshotPtr& snapshot);
   void addRecent(const QString& path);
   void rebuildRecentMenu();
-  void saveFile();
+  bool saveFile();
+  bool saveFileAs();
+  /// Asks what to do with unsaved edits; false when the user cancels.
+  bool maybeSave();
+  /// Opens a file chosen in the UI (menus, workspace), after maybeSave().
+  void openFromUi(const QString& path);
+  void buildWorkspace();
+  void findInEditor(bool next);
   void applyPalette();
   void buildViews();
-  void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
 
   views::CompileSession* m_session;
-  CodeEditor* m_editor;
+  widgets::CodeEditor* m_editor;
   views::CakeHighlighter* m_highlighter;
-  views::FindingsModel* m_findings;
-  QTableView* m_findingsView;
-  QDockWidget* m_findingsDock;
   views::SelectionModel* m_selection;
+  widgets::FindingsPanel* m_findingsPanel;
+  QDockWidget* m_findingsDock;
+  QDockWidget* m_workspaceDock = nullptr;
+  QTreeView* m_workspaceTree = nullptr;
+  QFileSystemModel* m_workspaceModel = nullptr;
+  QString m_folder;
+  QString m_restorePath; ///< last session's file: its cursor line is restored when it opens
+  int m_restoreLine = 0;
+  QString m_findText;
   widgets::GraphView* m_graph = nullptr;
   widgets::MemoryLayoutView* m_layout = nullptr;
   widgets::TimelineView* m_timeline = nullptr;
   QDockWidget* m_graphDock = nullptr;
   QDockWidget* m_layoutDock = nullptr;
   QDockWidget* m_timelineDock = nullptr;
-  bool m_movingCursor = false; ///< the editor cursor follows the selection (not the user)
+  // Performance, lowered code and jobs (issue #5 items 7-9).
+  void requestLowering();
+  widgets::PerformanceView* m_performance = nullptr;
+  widgets::LoweredCodeView* m_code = nullptr;
+  widgets::JobsView* m_jobs = nullptr;
+  views::JobsModel* m_jobsModel = nullptr;
+  QDockWidget* m_performanceDock = nullptr;
+  QDockWidget* m_codeDock = nullptr;
+  QDockWidget* m_jobsDock = nullptr;
   QLabel* m_status;
   QLabel* m_revision;
   QMenu* m_examples;

@@ -8,8 +8,11 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QHash>
 #include <QImage>
+#include <QMap>
 #include <QPainter>
+#include <QPalette>
 #include <QSettings>
 #include <QTableView>
 #include <cstdio>
@@ -47,10 +50,24 @@ template <typename Done> bool waitFor(Done done, qint64 timeoutMs) {
 } // namespace
 
 int main(int argc, char** argv) {
-  // --screenshot renders offscreen: it must work without any display.
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]) == "--screenshot" && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+  // --screenshot renders offscreen, and --help / --version only print: they must work without
+  // any display. An interactive start without one says so instead of aborting in Qt.
+  bool needsNoDisplay = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a(argv[i]);
+    needsNoDisplay |= a == "--screenshot" || a.rfind("--screenshot=", 0) == 0 || a == "--help" ||
+                      a == "-h" || a == "--help-all" || a == "--version" || a == "-v";
+  }
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    if (needsNoDisplay)
       qputenv("QT_QPA_PLATFORM", "offscreen");
+    else if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+      std::fprintf(stderr,
+                   "cake-workbench: no display (DISPLAY and WAYLAND_DISPLAY are unset). Render a view "
+                   "instead:\n  cake-workbench --screenshot shot.png --view all [--open FILE]\n");
+      return 2;
+    }
+  }
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("cake-workbench"));
   QApplication::setApplicationName(QStringLiteral("cake-workbench"));
@@ -63,12 +80,15 @@ int main(int argc, char** argv) {
   QCommandLineOption workspace({"w", "workspace"}, "Workspace directory (default: the bundled corpus).", "dir");
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
-  QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline or all (default all).",
+  QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
+                          "jobs or all (default all).",
                           "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
+  QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
+  QCommandLineOption line("line", "Put the editor cursor on this line before rendering (selects its operation).", "n");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
-  parser.addOptions({workspace, open, screenshot, view, size, registry, targets});
+  parser.addOptions({workspace, open, screenshot, view, size, dark, line, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -83,12 +103,8 @@ int main(int argc, char** argv) {
                                     : parser.positionalArguments().value(0);
   bool headless = parser.isSet(screenshot);
   QString viewName = parser.value(view);
-  static const QStringList knownViews{"editor", "findings", "graph", "layout", "timeline", "all"};
-  static const QStringList laterViews{"performance", "code"};
-  if (headless && laterViews.contains(viewName))
-    return fail(QStringLiteral("view '%1' is not built yet (the performance and lowered-code views "
-                               "belong to the workbench issue); available: %2")
-                    .arg(viewName, knownViews.join(", ")));
+  static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
+                                      "performance", "code", "jobs", "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -97,6 +113,24 @@ int main(int argc, char** argv) {
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, QDir::tempPath() + "/cake-workbench-shot");
   }
 
+  if (parser.isSet(dark)) {
+    QApplication::setStyle(QStringLiteral("Fusion"));
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    p.setColor(QPalette::WindowText, QColor(0xdd, 0xdd, 0xdd));
+    p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    p.setColor(QPalette::AlternateBase, QColor(0x2a, 0x2a, 0x2a));
+    p.setColor(QPalette::Text, QColor(0xdd, 0xdd, 0xdd));
+    p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    p.setColor(QPalette::ButtonText, QColor(0xdd, 0xdd, 0xdd));
+    p.setColor(QPalette::ToolTipBase, QColor(0x35, 0x35, 0x35));
+    p.setColor(QPalette::ToolTipText, QColor(0xdd, 0xdd, 0xdd));
+    p.setColor(QPalette::Highlight, QColor(0x2f, 0x65, 0xa8));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::PlaceholderText, QColor(0x90, 0x90, 0x90));
+    p.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x50));
+    QApplication::setPalette(p);
+  }
   cake::views::CompileSession session;
   cake::app::MainWindow window(&session);
   window.setWorkspace(ws);
@@ -127,9 +161,14 @@ int main(int argc, char** argv) {
   QDockWidget* single = viewName == QLatin1String("all") || viewName == QLatin1String("editor")
                            ? nullptr
                            : window.viewDock(viewName);
-  if (single && viewName != QLatin1String("findings")) {
+  if (viewName == QLatin1String("editor")) {
+    // The editor alone fills the window (squiggles, gutter marks and hover text need no dock).
+    for (QDockWidget* d : window.findChildren<QDockWidget*>())
+      d->hide();
+  }
+  if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
-    for (const char* other : {"findings", "graph", "layout", "timeline"})
+    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -144,14 +183,27 @@ int main(int argc, char** argv) {
   timer.start();
   bool failed = false;
   QObject::connect(&session, &cake::views::CompileSession::compilerFailed, [&] { failed = true; });
+  // When each kind of job last ended, for the timing line.
+  QHash<quint64, cake::views::JobKind> kinds;
+  QMap<int, qint64> endedAt;
+  QObject::connect(&session, &cake::views::CompileSession::jobQueued,
+                   [&](const cake::views::JobInfo& j) { kinds.insert(j.id, j.kind); });
+  QObject::connect(&session, &cake::views::CompileSession::jobStateChanged,
+                   [&](quint64 id, cake::views::JobState state, const QString&) {
+                     if (state != cake::views::JobState::Queued && state != cake::views::JobState::Running)
+                       endedAt[int(kinds.value(id))] = timer.elapsed();
+                   });
   qint64 checkMs = 0;
   if (!file.isEmpty()) {
     if (!waitFor([&] { return failed || window.shownJob() != 0; }, 30000) || failed)
       return fail(failed ? QStringLiteral("the compiler data is invalid")
                          : QStringLiteral("timed out waiting for the check"));
     checkMs = timer.elapsed();
-    if (!waitFor([&] { return window.viewsReady(); }, 60000))
-      return fail(QStringLiteral("timed out waiting for the graph layout"));
+    if (parser.isSet(line))
+      window.selection()->selectLine(parser.value(line).toInt(), cake::views::SelectionOrigin::Editor);
+    // The graph layout, the cost estimate and (for the code view) lowering + ptxas.
+    if (!waitFor([&] { return window.viewsReady(); }, 90000))
+      return fail(QStringLiteral("timed out waiting for the views (graph layout, cost estimate, lowering)"));
   }
   QCoreApplication::processEvents();
   qint64 readyMs = timer.elapsed();
@@ -160,6 +212,11 @@ int main(int argc, char** argv) {
               "rendered in %lld ms\n",
               static_cast<long long>(checkMs), static_cast<long long>(readyMs),
               static_cast<long long>(timer.elapsed()));
+  QStringList jobTimes;
+  for (auto it = endedAt.cbegin(); it != endedAt.cend(); ++it)
+    jobTimes << QStringLiteral("%1 done at %2 ms").arg(cake::views::jobKindName(cake::views::JobKind(it.key()))).arg(it.value());
+  if (!jobTimes.isEmpty())
+    std::printf("cake-workbench: jobs: %s\n", qPrintable(jobTimes.join(", ")));
   QString out = parser.value(screenshot);
   if (image.isNull() || !image.save(out, "PNG"))
     return fail(QStringLiteral("cannot write '%1'").arg(out));

@@ -1,9 +1,11 @@
 // GUI smoke test: `cake-workbench --screenshot` renders every corpus kernel (negative ones too)
-// in every view offscreen into an image that is not blank, and refuses bad arguments (unknown or
-// not yet built views among them) with exit code 2.
+// in every view offscreen into an image that is not blank; the performance, lowered-code and jobs
+// views wait for their cost / lowering / ptxas jobs; bad arguments (an unknown view among them)
+// exit with code 2.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <QDirIterator>
 #include <QImage>
+#include <QFileInfo>
 #include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
@@ -12,10 +14,16 @@
 class TestScreenshot : public QObject {
   Q_OBJECT
 private:
-  static int run(const QStringList& args, QString* output = nullptr) {
+  /// Runs the workbench; `display` false runs it as on a machine with no display at all.
+  static int run(const QStringList& args, QString* output = nullptr, bool display = true) {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
+    if (display) {
+      env.insert("QT_QPA_PLATFORM", "offscreen");
+    } else {
+      for (const char* var : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+        env.remove(QString::fromLatin1(var));
+    }
     p.setProcessEnvironment(env);
     p.start(QStringLiteral(CAKE_WORKBENCH), args);
     if (!p.waitForFinished(60000))
@@ -75,15 +83,59 @@ private Q_SLOTS:
     }
   }
 
+  /// The views fed by the cost, lowering and ptxas jobs: the hopper GEMM (PTX with ptxas), the
+  /// Blackwell GEMM (no LLVM path: the finding is shown) and a refused kernel (says why).
+  void rendersPerformanceCodeAndJobs_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("log");
+    for (const char* view : {"performance", "code", "jobs"}) {
+      QTest::newRow(qPrintable(QStringLiteral("hopper %1").arg(view)))
+          << "hopper_gemm/gemm_ws.cake" << view << (qstrcmp(view, "code") == 0 ? "lower done" : "cost done");
+      QTest::newRow(qPrintable(QStringLiteral("blackwell %1").arg(view)))
+          << "blackwell_gemm/gemm_tcgen05.cake" << view << "cost done";
+      QTest::newRow(qPrintable(QStringLiteral("refused %1").arg(view)))
+          << "negative/parity-no-flip.cake" << view << "check done";
+    }
+  }
+  void rendersPerformanceCodeAndJobs() {
+    QFETCH(QString, kernel);
+    QFETCH(QString, view);
+    QFETCH(QString, log);
+    QTemporaryDir dir;
+    QString out = dir.filePath("v.png"), output;
+    int code = run({"--screenshot", out, "--open", QStringLiteral(CAKE_CORPUS_DIR) + "/" + kernel, "--view", view,
+                    "--size", "1000x700"},
+                   &output);
+    QVERIFY2(code == 0, qPrintable(output));
+    // The timing line names the jobs the picture waited for.
+    QVERIFY2(output.contains(log), qPrintable(output));
+    QImage img(out);
+    QCOMPARE(img.size(), QSize(1000, 700));
+    QVERIFY2(colourCount(img) > 8, qPrintable(view + ": image looks blank"));
+  }
+
   void badArguments() {
     QTemporaryDir dir;
     QString out = dir.filePath("x.png");
     QCOMPARE(run({"--screenshot", out, "--open", "/nonexistent.cake"}), 2);
     QCOMPARE(run({"--screenshot", out, "--view", "nonsense"}), 2);
-    QCOMPARE(run({"--screenshot", out, "--view", "code"}), 2);
-    QCOMPARE(run({"--screenshot", out, "--view", "performance"}), 2);
+    QCOMPARE(run({"--screenshot", out, "--view", "roofline"}), 2);
     QCOMPARE(run({"--screenshot", out, "--size", "10x10"}), 2);
     QCOMPARE(run({"--screenshot", "/nonexistent-dir/x.png"}), 2);
+  }
+
+  /// Without a display: --help and --screenshot work, an interactive start says why it cannot.
+  void noDisplay() {
+    QString output;
+    QCOMPARE(run({"--help"}, &output, false), 0);
+    QVERIFY2(output.contains("--screenshot"), qPrintable(output));
+    QTemporaryDir dir;
+    QString out = dir.filePath("x.png");
+    QCOMPARE(run({"--screenshot", out, "--view", "editor"}, &output, false), 0);
+    QVERIFY(QFileInfo::exists(out));
+    QCOMPARE(run({}, &output, false), 2);
+    QVERIFY2(output.contains("no display"), qPrintable(output));
   }
 };
 

@@ -5,8 +5,12 @@
 
 #include "cake/views/CompileSession.h"
 
+#include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 #include <memory>
@@ -50,6 +54,46 @@ inline QString corpusPath(const QString& relative) {
 inline views::CheckSnapshotPtr corpusSnapshot(const QString& relative) {
   QString p = corpusPath(relative);
   return snapshotOf(p, readFile(p));
+}
+
+/// Copies a directory tree (e.g. the bundled primitives) to `to`.
+inline bool copyTree(const QString& from, const QString& to) {
+  if (!QDir().mkpath(to))
+    return false;
+  const QFileInfoList entries =
+      QDir(from).entryInfoList(QDir::Dirs | QDir::Files | QDir::NoDotAndDotDot);
+  for (const QFileInfo& e : entries) {
+    QString target = QDir(to).filePath(e.fileName());
+    if (e.isDir() ? !copyTree(e.filePath(), target) : !QFile::copy(e.filePath(), target))
+      return false;
+  }
+  return true;
+}
+
+/// A compiler whose registry is a copy of the bundled primitives in `dir` plus one primitive
+/// written there at run time: `ew.scaled_fill` (ew.fill with a required `scale` attribute).
+inline std::shared_ptr<const driver::Compiler> compilerWithAddedPrimitive(const QString& dir) {
+  QString prims = dir + QStringLiteral("/primitives");
+  if (!copyTree(QStringLiteral(CAKE_SOURCE_DIR) + "/compiler/primitives", prims))
+    return nullptr;
+  QFile base(QStringLiteral(CAKE_SOURCE_DIR) + "/compiler/primitives/elementwise/ew.fill.json");
+  if (!base.open(QIODevice::ReadOnly))
+    return nullptr;
+  QJsonObject def = QJsonDocument::fromJson(base.readAll()).object();
+  def[QStringLiteral("name")] = QStringLiteral("ew.scaled_fill");
+  QJsonArray attrs = def[QStringLiteral("attributes")].toArray();
+  attrs.append(QJsonObject{{"name", "scale"}, {"type", "float"}, {"required", true},
+                           {"doc", "factor applied to the value"}});
+  def[QStringLiteral("attributes")] = attrs;
+  QFile added(prims + QStringLiteral("/elementwise/ew.scaled_fill.json"));
+  if (!added.open(QIODevice::WriteOnly))
+    return nullptr;
+  added.write(QJsonDocument(def).toJson());
+  added.close();
+  driver::DataPaths paths = dataPaths();
+  paths.primitives = prims.toStdString();
+  std::shared_ptr<const driver::Compiler> c(driver::Compiler::load(paths));
+  return c->ok() ? c : nullptr;
 }
 
 /// Every .cake file of the corpus (positive and negative), sorted.

@@ -25,7 +25,7 @@ void CakeHighlighter::setDark(bool dark) {
   QColor number = dark ? QColor(0xd1, 0x9a, 0x66) : QColor(0xa0, 0x40, 0x00);
   QColor type = dark ? QColor(0x56, 0xb6, 0xc2) : QColor(0x00, 0x7a, 0x7a);
   QColor attr = dark ? QColor(0x98, 0xc3, 0x79) : QColor(0x2e, 0x7d, 0x32);
-  QColor comment = dark ? QColor(0x7f, 0x84, 0x8e) : QColor(0x6a, 0x73, 0x7d);
+  QColor comment = dark ? QColor(0x8b, 0x91, 0x9a) : QColor(0x6a, 0x73, 0x7d); // both >= 4.5:1 (WCAG AA)
   m_rules.clear();
   // The first word of a line is an operation unless a keyword rule below claims it.
   m_rules.push_back({QRegularExpression(R"(^\s*([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*)\b)"),

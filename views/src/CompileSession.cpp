@@ -1,21 +1,73 @@
-// Background compile façade: compiler loading, check jobs and view data off the GUI thread.
+// Background compile façade: compiler loading, check and cost jobs on one ordered worker,
+// lowering and ptxas on a second one; every job has an id, a cancel flag and a state.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/CompileSession.h"
 
+#include "cake/views/LoweredCode.h"
+#include "cake/views/PerformanceData.h"
+
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QPointer>
 #include <QtConcurrent>
 
 namespace cake::views {
 
-CompileSession::CompileSession(QObject* parent) : QObject(parent) {
-  qRegisterMetaType<CheckSnapshotPtr>();
-  // One worker keeps jobs in order and leaves the other core to the GUI.
-  m_pool.setMaxThreadCount(1);
+QString jobKindName(JobKind kind) {
+  switch (kind) {
+  case JobKind::Check:
+    return QStringLiteral("check");
+  case JobKind::Cost:
+    return QStringLiteral("cost");
+  case JobKind::Lower:
+    return QStringLiteral("lower");
+  case JobKind::Ptxas:
+    return QStringLiteral("ptxas");
+  }
+  return {};
 }
 
-CompileSession::~CompileSession() { m_pool.waitForDone(); }
+QString jobStateName(JobState state) {
+  switch (state) {
+  case JobState::Queued:
+    return QStringLiteral("queued");
+  case JobState::Running:
+    return QStringLiteral("running");
+  case JobState::Finished:
+    return QStringLiteral("finished");
+  case JobState::Failed:
+    return QStringLiteral("failed");
+  case JobState::Superseded:
+    return QStringLiteral("superseded");
+  case JobState::Cancelled:
+    return QStringLiteral("cancelled");
+  }
+  return {};
+}
+
+CompileSession::CompileSession(QObject* parent) : QObject(parent) {
+  qRegisterMetaType<CheckSnapshotPtr>();
+  qRegisterMetaType<CostSnapshotPtr>();
+  qRegisterMetaType<LowerSnapshotPtr>();
+  qRegisterMetaType<PtxasSnapshotPtr>();
+  qRegisterMetaType<JobInfo>();
+  qRegisterMetaType<JobState>();
+  // One worker keeps checks and their cost estimates in order and leaves the other core to the
+  // GUI; lowering and ptxas (seconds, an external process) get their own so a check never
+  // waits behind them.
+  m_pool.setMaxThreadCount(1);
+  m_toolPool.setMaxThreadCount(1);
+}
+
+CompileSession::~CompileSession() {
+  // Kill external tools rather than wait for their timeout; jobs posted results to this object
+  // only while it exists: both pools are drained here, before any member goes away.
+  for (const Active& a : std::as_const(m_active))
+    a.cancel->store(true);
+  m_toolPool.waitForDone();
+  m_pool.waitForDone();
+}
 
 void CompileSession::setCompiler(std::shared_ptr<const driver::Compiler> compiler) {
   m_compiler = std::move(compiler);
@@ -41,50 +93,228 @@ void CompileSession::start(const driver::DataPaths& paths) {
     }
     setCompiler(std::move(c));
   });
-  watcher->setFuture(QtConcurrent::run(&m_pool, [paths]() -> std::shared_ptr<const driver::Compiler> {
-    return std::shared_ptr<const driver::Compiler>(driver::Compiler::load(paths));
-  }));
+  watcher->setFuture(
+      QtConcurrent::run(&m_pool, [paths]() -> std::shared_ptr<const driver::Compiler> {
+        return std::shared_ptr<const driver::Compiler>(driver::Compiler::load(paths));
+      }));
+}
+
+std::shared_ptr<std::atomic<bool>> CompileSession::beginJob(quint64 id, JobKind kind,
+                                                            const QString& what) {
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  m_active.insert(id, Active{kind, cancel});
+  Q_EMIT jobQueued(JobInfo{id, kind, what});
+  if (kind == JobKind::Check)
+    Q_EMIT jobStarted(id, what);
+  return cancel;
+}
+
+void CompileSession::markRunning(quint64 id) {
+  // Called on a worker thread: the state change is delivered on the GUI thread. The session
+  // outlives every job (its destructor drains both pools), and events posted to it are dropped
+  // with it.
+  QMetaObject::invokeMethod(
+      this,
+      [this, id] {
+        if (m_active.contains(id))
+          Q_EMIT jobStateChanged(id, JobState::Running, QString());
+      },
+      Qt::QueuedConnection);
+}
+
+bool CompileSession::endJob(quint64 id, bool current, bool failed, const QString& log) {
+  Active a = m_active.take(id);
+  bool cancelled = a.cancel && a.cancel->load();
+  JobState state = cancelled  ? JobState::Cancelled
+                   : !current ? JobState::Superseded
+                   : failed   ? JobState::Failed
+                              : JobState::Finished;
+  Q_EMIT jobStateChanged(id, state, cancelled ? QStringLiteral("cancelled; result dropped") : log);
+  return !cancelled && current;
+}
+
+bool CompileSession::cancelJob(quint64 id) {
+  auto it = m_active.find(id);
+  if (it == m_active.end() || it->cancel->load())
+    return false;
+  it->cancel->store(true);
+  Q_EMIT jobStateChanged(id, JobState::Cancelled, QStringLiteral("cancel requested"));
+  return true;
+}
+
+void CompileSession::cancelToolJobs() {
+  for (auto it = m_active.begin(); it != m_active.end(); ++it)
+    if (it->kind == JobKind::Lower || it->kind == JobKind::Ptxas)
+      it->cancel->store(true);
 }
 
 quint64 CompileSession::requestCheck(const QString& path, const QString& text) {
   quint64 id = ++m_next;
   m_latest = id;
   if (!m_compiler) {
+    if (m_pending)
+      endJob(m_pending->id, false, false,
+             QStringLiteral("superseded before the compiler was ready"));
+    beginJob(id, JobKind::Check, QStringLiteral("check %1").arg(QFileInfo(path).fileName()));
     m_pending = std::make_unique<Pending>(Pending{id, path, text});
     return id;
   }
+  beginJob(id, JobKind::Check, QStringLiteral("check %1").arg(QFileInfo(path).fileName()));
   runCheck(id, path, text);
   return id;
 }
 
 void CompileSession::runCheck(quint64 id, QString path, QString text) {
-  Q_EMIT jobStarted(id, QStringLiteral("check %1").arg(path));
   std::shared_ptr<const driver::Compiler> compiler = m_compiler;
+  std::shared_ptr<std::atomic<bool>> cancel = m_active.value(id).cancel;
   auto* watcher = new QFutureWatcher<CheckSnapshotPtr>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
     CheckSnapshotPtr snapshot = watcher->result();
     watcher->deleteLater();
     bool superseded = id != m_latest;
-    Q_EMIT jobFinished(id, snapshot->elapsedMs, superseded);
-    if (!superseded)
-      Q_EMIT checkFinished(snapshot);
+    QString log;
+    if (snapshot)
+      log = QStringLiteral("%1, %2 finding(s) in %3 ms")
+                .arg(snapshot->result.accepted ? QStringLiteral("accepted")
+                                               : QStringLiteral("refused"))
+                .arg(snapshot->result.diagnostics.size())
+                .arg(snapshot->elapsedMs);
+    bool deliver = endJob(id, !superseded, false, log) && snapshot;
+    Q_EMIT jobFinished(id, snapshot ? snapshot->elapsedMs : 0, !deliver);
+    if (!deliver)
+      return;
+    Q_EMIT checkFinished(snapshot);
+    if (snapshot->result.accepted)
+      requestCost(snapshot);
   });
-  // Inputs are captured by value; the job never touches this object.
-  watcher->setFuture(QtConcurrent::run(&m_pool, [compiler, id, path, text]() {
-    QElapsedTimer timer;
-    timer.start();
-    auto snapshot = std::make_shared<CheckSnapshot>();
-    snapshot->jobId = id;
-    snapshot->path = path;
-    snapshot->text = text;
-    snapshot->result = compiler->check(path.toStdString(), text.toStdString());
-    snapshot->checkMs = timer.elapsed();
-    snapshot->views = buildViewData(snapshot->result);
-    snapshot->elapsedMs = timer.elapsed();
-    return CheckSnapshotPtr(std::move(snapshot));
-  }));
+  // Inputs are captured by value; the job never touches this object but for markRunning.
+  watcher->setFuture(
+      QtConcurrent::run(&m_pool, [this, compiler, cancel, id, path, text]() -> CheckSnapshotPtr {
+        if (cancel && cancel->load())
+          return nullptr;
+        markRunning(id);
+        QElapsedTimer timer;
+        timer.start();
+        auto snapshot = std::make_shared<CheckSnapshot>();
+        snapshot->jobId = id;
+        snapshot->path = path;
+        snapshot->text = text;
+        snapshot->result = compiler->check(path.toStdString(), text.toStdString());
+        snapshot->checkMs = timer.elapsed();
+        snapshot->views = buildViewData(snapshot->result);
+        snapshot->elapsedMs = timer.elapsed();
+        return CheckSnapshotPtr(std::move(snapshot));
+      }));
 }
 
-void CompileSession::waitForIdle() { m_pool.waitForDone(); }
+quint64 CompileSession::requestCost(const CheckSnapshotPtr& snapshot) {
+  if (!m_compiler || !snapshot)
+    return 0;
+  quint64 id = ++m_next;
+  m_latestCost = id;
+  quint64 checkJob = snapshot->jobId;
+  std::shared_ptr<std::atomic<bool>> cancel = beginJob(
+      id, JobKind::Cost, QStringLiteral("cost %1").arg(QFileInfo(snapshot->path).fileName()));
+  std::shared_ptr<const driver::Compiler> compiler = m_compiler;
+  auto* watcher = new QFutureWatcher<CostSnapshotPtr>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, checkJob] {
+    CostSnapshotPtr result = watcher->result();
+    watcher->deleteLater();
+    // Stale when a newer cost job exists or its check is no longer the newest one.
+    bool current = id == m_latestCost && checkJob == m_latest;
+    QString log;
+    if (result)
+      log = result->data.ok ? QStringLiteral("predicted %1 us, %2")
+                                  .arg(result->data.predictedUs, 0, 'f', 1)
+                                  .arg(result->data.bottleneck)
+                            : result->data.unavailable;
+    if (endJob(id, current, result && !result->data.ok, log) && result)
+      Q_EMIT costFinished(result);
+  });
+  watcher->setFuture(
+      QtConcurrent::run(&m_pool, [this, compiler, cancel, snapshot, id]() -> CostSnapshotPtr {
+        if (cancel->load())
+          return nullptr;
+        markRunning(id);
+        return buildCostSnapshot(*compiler, snapshot, id);
+      }));
+  return id;
+}
+
+quint64 CompileSession::requestLower(const CheckSnapshotPtr& snapshot, LoweredEmit kind) {
+  if (!m_compiler || !snapshot)
+    return 0;
+  cancelToolJobs();
+  quint64 id = ++m_next;
+  m_latestLower = id;
+  m_latestPtxas = 0;
+  quint64 checkJob = snapshot->jobId;
+  std::shared_ptr<std::atomic<bool>> cancel =
+      beginJob(id, JobKind::Lower,
+               QStringLiteral("lower %1 to %2")
+                   .arg(QFileInfo(snapshot->path).fileName(), loweredEmitName(kind)));
+  std::shared_ptr<const driver::Compiler> compiler = m_compiler;
+  auto* watcher = new QFutureWatcher<LowerSnapshotPtr>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, checkJob] {
+    LowerSnapshotPtr result = watcher->result();
+    watcher->deleteLater();
+    bool current = id == m_latestLower && checkJob == m_latest;
+    QString log;
+    if (result)
+      log = result->ok ? QStringLiteral("%1 lines, %2 mapped to the source in %3 ms")
+                             .arg(result->text.count('\n'))
+                             .arg(result->lines.mappedLines())
+                             .arg(result->elapsedMs)
+                       : result->unavailable.section('\n', 0, 0);
+    if (!endJob(id, current, result && !result->ok, log) || !result)
+      return;
+    Q_EMIT lowerFinished(result);
+    if (result->ok && result->kind == LoweredEmit::Ptx)
+      requestPtxas(result);
+  });
+  watcher->setFuture(QtConcurrent::run(
+      &m_toolPool, [this, compiler, cancel, snapshot, kind, id]() -> LowerSnapshotPtr {
+        if (cancel->load())
+          return nullptr;
+        markRunning(id);
+        return buildLowerSnapshot(*compiler, snapshot, kind, id);
+      }));
+  return id;
+}
+
+quint64 CompileSession::requestPtxas(const LowerSnapshotPtr& lowered) {
+  if (!lowered || !lowered->ok || lowered->kind != LoweredEmit::Ptx)
+    return 0;
+  quint64 id = ++m_next;
+  m_latestPtxas = id;
+  quint64 checkJob = lowered->checkJob;
+  std::shared_ptr<std::atomic<bool>> cancel =
+      beginJob(id, JobKind::Ptxas,
+               QStringLiteral("ptxas -arch=%1 %2")
+                   .arg(lowered->target, QFileInfo(lowered->check->path).fileName()));
+  double timeout = m_toolTimeout;
+  auto* watcher = new QFutureWatcher<PtxasSnapshotPtr>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, checkJob] {
+    PtxasSnapshotPtr result = watcher->result();
+    watcher->deleteLater();
+    bool current = id == m_latestPtxas && checkJob == m_latest;
+    QString log = result ? result->message : QString();
+    if (endJob(id, current, result && !result->ok, log) && result)
+      Q_EMIT ptxasFinished(result);
+  });
+  watcher->setFuture(
+      QtConcurrent::run(&m_toolPool, [this, cancel, lowered, id, timeout]() -> PtxasSnapshotPtr {
+        if (cancel->load())
+          return nullptr;
+        markRunning(id);
+        return buildPtxasSnapshot(lowered, id, timeout, *cancel);
+      }));
+  return id;
+}
+
+void CompileSession::waitForIdle() {
+  m_pool.waitForDone();
+  m_toolPool.waitForDone();
+}
 
 } // namespace cake::views

@@ -1,33 +1,40 @@
-// Findings table model: severity, code, family, location, message (+ notes and fix as tooltip).
+// Findings tree model (finding rows with their notes and fix as children) and its filter proxy.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/FindingsModel.h"
 
 #include <QBrush>
 #include <QColor>
 #include <QFileInfo>
+#include <QSet>
 
 namespace cake::views {
 
-FindingsModel::FindingsModel(QObject* parent) : QAbstractTableModel(parent) {}
+namespace {
+QString str(std::string_view s) {
+  return QString::fromUtf8(s.data(), int(s.size()));
+}
+
+QColor severityColor(Severity s) {
+  return s == Severity::Blocking ? QColor(0xd0, 0x30, 0x30)
+         : s == Severity::Report ? QColor(0xc0, 0x70, 0x00)
+                                 : QColor(0x30, 0x80, 0xc0);
+}
+
+// Internal ids: 0 for a finding row, finding index + 1 for its children.
+constexpr quintptr kTopLevel = 0;
+} // namespace
+
+FindingsModel::FindingsModel(QObject* parent) : QAbstractItemModel(parent) {}
 
 void FindingsModel::setSnapshot(const CheckSnapshotPtr& snapshot) {
   std::vector<FindingRow> rows;
-  if (snapshot) {
+  if (snapshot && snapshot->result.sources) {
     const SourceManager& sm = *snapshot->result.sources;
-    auto where = [&](SourceRange r) {
-      if (!sm.contains(r.file))
-        return QString();
-      LineColumn lc = sm.lineColumn(r.file, r.begin);
-      return QStringLiteral("%1:%2:%3")
-          .arg(QFileInfo(QString::fromStdString(sm.name(r.file))).fileName())
-          .arg(lc.line)
-          .arg(lc.column);
-    };
     for (const Diagnostic& d : snapshot->result.diagnostics) {
       FindingRow row;
       row.severity = d.severity;
       row.code = QString::fromStdString(d.code);
-      row.family = QString::fromUtf8(toString(d.family).data(), int(toString(d.family).size()));
+      row.family = str(toString(d.family));
       row.message = QString::fromStdString(d.message);
       if (sm.contains(d.range.file)) {
         row.path = QString::fromStdString(sm.name(d.range.file));
@@ -38,14 +45,33 @@ void FindingsModel::setSnapshot(const CheckSnapshotPtr& snapshot) {
         row.endLine = int(e.line);
         row.endColumn = int(e.column);
       }
-      for (const DiagNote& n : d.notes)
-        row.notes << where(n.range) + ": " + QString::fromStdString(n.message);
+      for (const DiagNote& n : d.notes) {
+        NoteRow note;
+        note.message = QString::fromStdString(n.message);
+        QString where;
+        if (sm.contains(n.range.file)) {
+          note.path = QString::fromStdString(sm.name(n.range.file));
+          LineColumn b = sm.lineColumn(n.range.file, n.range.begin);
+          LineColumn e = sm.lineColumn(n.range.file, n.range.end);
+          note.line = int(b.line);
+          note.column = int(b.column);
+          note.endLine = int(e.line);
+          note.endColumn = int(e.column);
+          where = QStringLiteral("%1:%2:%3")
+                      .arg(QFileInfo(note.path).fileName())
+                      .arg(note.line)
+                      .arg(note.column);
+        }
+        row.notes << where + ": " + note.message;
+        row.noteRows.push_back(std::move(note));
+      }
       if (d.fix)
         row.fix = QString::fromStdString(d.fix->message);
       rows.push_back(std::move(row));
     }
   }
   beginResetModel();
+  m_snapshot = snapshot;
   m_rows = std::move(rows);
   endResetModel();
 }
@@ -61,23 +87,109 @@ int FindingsModel::blockingCount() const {
   return n;
 }
 
-int FindingsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : int(m_rows.size());
+QStringList FindingsModel::families() const {
+  QSet<QString> seen;
+  for (const FindingRow& r : m_rows)
+    seen.insert(r.family);
+  QStringList out(seen.begin(), seen.end());
+  out.sort();
+  return out;
 }
 
-int FindingsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
+int FindingsModel::childCount(const FindingRow& r) const {
+  return int(r.noteRows.size()) + (r.fix.isEmpty() ? 0 : 1);
+}
+
+QModelIndex FindingsModel::index(int row, int column, const QModelIndex& parent) const {
+  if (row < 0 || column < 0 || column >= ColumnCount)
+    return {};
+  if (!parent.isValid())
+    return row < int(m_rows.size()) ? createIndex(row, column, kTopLevel) : QModelIndex();
+  if (parent.internalId() != kTopLevel || parent.column() != 0)
+    return {}; // notes have no children; only column 0 has children
+  const FindingRow* f = finding(parent.row());
+  if (!f || row >= childCount(*f))
+    return {};
+  return createIndex(row, column, quintptr(parent.row()) + 1);
+}
+
+QModelIndex FindingsModel::parent(const QModelIndex& child) const {
+  if (!child.isValid() || child.internalId() == kTopLevel)
+    return {};
+  return createIndex(int(child.internalId() - 1), 0, kTopLevel);
+}
+
+int FindingsModel::rowCount(const QModelIndex& parent) const {
+  if (!parent.isValid())
+    return int(m_rows.size());
+  if (parent.internalId() != kTopLevel || parent.column() != 0)
+    return 0;
+  const FindingRow* f = finding(parent.row());
+  return f ? childCount(*f) : 0;
+}
+
+int FindingsModel::columnCount(const QModelIndex&) const {
+  return ColumnCount;
 }
 
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= int(m_rows.size()) || index.column() >= ColumnCount)
+  if (!index.isValid() || index.column() >= ColumnCount)
     return {};
-  const FindingRow& r = m_rows[std::size_t(index.row())];
+  const bool top = index.internalId() == kTopLevel;
+  const int findingIndex = top ? index.row() : int(index.internalId() - 1);
+  const FindingRow* rp = finding(findingIndex);
+  if (!rp)
+    return {};
+  const FindingRow& r = *rp;
+  if (!top) {
+    if (index.row() >= childCount(r))
+      return {};
+    const bool isFix = index.row() >= int(r.noteRows.size());
+    const NoteRow* n = isFix ? nullptr : &r.noteRows[std::size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole:
+      switch (index.column()) {
+      case SeverityColumn:
+        return isFix ? tr("fix") : tr("note");
+      case LocationColumn:
+        if (n && n->line)
+          return n->path == r.path ? QStringLiteral("%1:%2").arg(n->line).arg(n->column)
+                                   : QStringLiteral("%1:%2:%3")
+                                         .arg(QFileInfo(n->path).fileName())
+                                         .arg(n->line)
+                                         .arg(n->column);
+        return {};
+      case MessageColumn:
+        return isFix ? r.fix : n->message;
+      }
+      return {};
+    case Qt::ForegroundRole:
+      return QBrush(QColor(0x80, 0x80, 0x80));
+    case LineRole:
+      return n ? n->line : 0;
+    case ColumnRole:
+      return n ? n->column : 0;
+    case PathRole:
+      return n ? n->path : QString();
+    case KindRole:
+      return int(isFix ? FixItem : NoteItem);
+    case FindingRole:
+      return findingIndex;
+    case CodeRole:
+      return r.code;
+    case SeverityRole:
+      return int(r.severity);
+    case FamilyRole:
+      return r.family;
+    }
+    return {};
+  }
   switch (role) {
   case Qt::DisplayRole:
     switch (index.column()) {
     case SeverityColumn:
-      return QString::fromUtf8(toString(r.severity).data(), int(toString(r.severity).size()));
+      return str(toString(r.severity));
     case CodeColumn:
       return r.code;
     case FamilyColumn:
@@ -98,9 +210,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   }
   case Qt::ForegroundRole:
     if (index.column() == SeverityColumn)
-      return QBrush(r.severity == Severity::Blocking ? QColor(0xd0, 0x30, 0x30)
-                    : r.severity == Severity::Report ? QColor(0xc0, 0x70, 0x00)
-                                                     : QColor(0x30, 0x80, 0xc0));
+      return QBrush(severityColor(r.severity));
     return {};
   case LineRole:
     return r.line;
@@ -110,6 +220,16 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     return r.code;
   case SeverityRole:
     return int(r.severity);
+  case FamilyRole:
+    return r.family;
+  case PathRole:
+    return r.path;
+  case KindRole:
+    return int(FindingItem);
+  case FindingRole:
+    return findingIndex;
+  case SearchTextRole:
+    return QStringList{r.code, r.family, r.message, r.notes.join('\n'), r.fix}.join('\n');
   }
   return {};
 }
@@ -130,6 +250,53 @@ QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int
     return tr("Message");
   }
   return {};
+}
+
+// ---------------------------------------------------------------- filter
+
+FindingsFilterModel::FindingsFilterModel(QObject* parent) : QSortFilterProxyModel(parent) {}
+
+void FindingsFilterModel::setSeverityShown(Severity severity, bool shown) {
+  if (m_severity[int(severity)] == shown)
+    return;
+  m_severity[int(severity)] = shown;
+  invalidateFilter();
+  Q_EMIT filterChanged();
+}
+
+bool FindingsFilterModel::severityShown(Severity severity) const {
+  return m_severity[int(severity)];
+}
+
+void FindingsFilterModel::setFamily(const QString& family) {
+  if (m_family == family)
+    return;
+  m_family = family;
+  invalidateFilter();
+  Q_EMIT filterChanged();
+}
+
+void FindingsFilterModel::setText(const QString& text) {
+  if (m_text == text)
+    return;
+  m_text = text;
+  invalidateFilter();
+  Q_EMIT filterChanged();
+}
+
+bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+  if (sourceParent.isValid())
+    return true; // notes and fixes follow their finding
+  QModelIndex i = sourceModel()->index(sourceRow, 0, sourceParent);
+  int severity = i.data(FindingsModel::SeverityRole).toInt();
+  if (severity >= 0 && severity < 3 && !m_severity[severity])
+    return false;
+  if (!m_family.isEmpty() && i.data(FindingsModel::FamilyRole).toString() != m_family)
+    return false;
+  if (!m_text.isEmpty() &&
+      !i.data(FindingsModel::SearchTextRole).toString().contains(m_text, Qt::CaseInsensitive))
+    return false;
+  return true;
 }
 
 } // namespace cake::views

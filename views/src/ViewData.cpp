@@ -4,6 +4,7 @@
 #include "cake/views/ViewData.h"
 
 #include "cake/Driver/Compiler.h"
+#include "cake/views/SymbolIndex.h"
 
 #include <QElapsedTimer>
 
@@ -113,6 +114,7 @@ ViewDataPtr buildViewData(const driver::CheckResult& r) {
   data->graph = buildGraphDescription(r, *data);
   data->memory = buildMemoryMap(r);
   data->timeline = buildTimelineData(r, *data);
+  data->symbols = std::make_shared<const SymbolIndex>(buildSymbolIndex(r));
   data->buildMs = timer.elapsed();
   return data;
 }

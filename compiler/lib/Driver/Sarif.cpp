@@ -82,6 +82,22 @@ std::string ruleName(std::string_view code) {
   return out;
 }
 
+/// The findings of one file that the log writes (all, or the requested selection).
+std::vector<const Diagnostic*> findingsOf(const SarifFile& f) {
+  std::vector<const Diagnostic*> out;
+  if (!f.result)
+    return out;
+  if (!f.findings) {
+    for (const Diagnostic& d : f.result->diagnostics)
+      out.push_back(&d);
+    return out;
+  }
+  for (std::size_t i : *f.findings)
+    if (i < f.result->diagnostics.size())
+      out.push_back(&f.result->diagnostics[i]);
+  return out;
+}
+
 } // namespace
 
 std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& files) {
@@ -101,7 +117,8 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
     artifact(f.path);
     if (!f.result)
       continue;
-    for (const Diagnostic& d : f.result->diagnostics) {
+    for (const Diagnostic* dp : findingsOf(f)) {
+      const Diagnostic& d = *dp;
       if (ruleIndex.try_emplace(d.code, ruleIds.size()).second)
         ruleIds.push_back(d.code);
       for (const DiagNote& n : d.notes)
@@ -174,7 +191,8 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
     if (!f.result)
       continue;
     const SourceManager& sm = *f.result->sources;
-    for (const Diagnostic& d : f.result->diagnostics) {
+    for (const Diagnostic* dp : findingsOf(f)) {
+      const Diagnostic& d = *dp;
       w.beginObject();
       w.key("ruleId").value(d.code);
       w.key("ruleIndex").value(static_cast<std::uint64_t>(ruleIndex[d.code]));

@@ -13,6 +13,9 @@ struct SarifFile {
   std::string path;
   const CheckResult* result = nullptr; ///< null when the file could not be read
   std::string error;
+  /// Indices into result->diagnostics to write (a selection, e.g. the workbench's "copy
+  /// selected"); null writes every finding.
+  const std::vector<std::size_t>* findings = nullptr;
 };
 
 /// One SARIF log with one run: the rules referenced by results (with help text and default

@@ -1,14 +1,18 @@
-// The workbench's single façade to the compiler: loads the compiler data and runs checks in
-// background jobs with ids; superseded results are dropped, snapshots are immutable.
+// The workbench's single façade to the compiler: loads the compiler data and runs checks, cost
+// estimates, lowering and ptxas in background jobs with ids; superseded and cancelled results
+// are dropped, snapshots are immutable.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 #include "cake/Driver/Compiler.h"
 #include "cake/views/ViewData.h"
 
+#include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
+#include <atomic>
 #include <memory>
 
 namespace cake::views {
@@ -26,6 +30,28 @@ struct CheckSnapshot {
 };
 using CheckSnapshotPtr = std::shared_ptr<const CheckSnapshot>;
 
+struct CostSnapshot;
+struct LowerSnapshot;
+struct PtxasSnapshot;
+using CostSnapshotPtr = std::shared_ptr<const CostSnapshot>;
+using LowerSnapshotPtr = std::shared_ptr<const LowerSnapshot>;
+using PtxasSnapshotPtr = std::shared_ptr<const PtxasSnapshot>;
+
+/// What lowering emits for the code view.
+enum class LoweredEmit : quint8 { Ptx, LlvmIr, Cuda };
+
+enum class JobKind : quint8 { Check, Cost, Lower, Ptxas };
+enum class JobState : quint8 { Queued, Running, Finished, Failed, Superseded, Cancelled };
+QString jobKindName(JobKind kind);
+QString jobStateName(JobState state);
+
+/// A background job as the jobs panel lists it.
+struct JobInfo {
+  quint64 id = 0;
+  JobKind kind = JobKind::Check;
+  QString description;
+};
+
 class CompileSession : public QObject {
   Q_OBJECT
 public:
@@ -39,9 +65,28 @@ public:
   std::shared_ptr<const driver::Compiler> compiler() const { return m_compiler; }
 
   /// Queues a check of `text`; returns its job id. A later request supersedes an earlier one:
-  /// only the newest job's result is delivered.
+  /// only the newest job's result is delivered. An accepted result queues its cost job.
   quint64 requestCheck(const QString& path, const QString& text);
   quint64 latestJob() const { return m_latest; }
+  /// Queues the cost estimate of a delivered check (done automatically for accepted checks).
+  /// Delivered only while it is the newest cost job of the newest check.
+  quint64 requestCost(const CheckSnapshotPtr& snapshot);
+  /// Queues lowering of a check to `emit` on the toolchain worker; supersedes (and cancels) any
+  /// earlier lowering and ptxas job. A PTX result queues its ptxas job.
+  quint64 requestLower(const CheckSnapshotPtr& snapshot, LoweredEmit kind);
+  /// Queues `ptxas -v` of lowered PTX (the external tool is killed on cancel or timeout).
+  quint64 requestPtxas(const LowerSnapshotPtr& lowered);
+  /// Cancels a queued or running job: its result is dropped, an external tool is killed.
+  /// False when the job is unknown or already done.
+  bool cancelJob(quint64 id);
+  /// Timeout of external tools (seconds; default 60).
+  void setToolTimeout(double seconds) { m_toolTimeout = seconds; }
+  /// Ids of the newest cost / lowering / ptxas request (0 before the first).
+  quint64 latestCostJob() const { return m_latestCost; }
+  quint64 latestLowerJob() const { return m_latestLower; }
+  quint64 latestPtxasJob() const { return m_latestPtxas; }
+  /// Jobs queued or running.
+  int activeJobs() const { return int(m_active.size()); }
   /// Waits for running jobs (shutdown and tests).
   void waitForIdle();
 
@@ -49,18 +94,42 @@ Q_SIGNALS:
   void compilerReady(QString revision);
   void compilerFailed(QString message);
   void jobStarted(quint64 jobId, QString description);
-  /// Emitted for every finished job, including dropped ones.
+  /// Emitted for every finished check job, including dropped ones.
   void jobFinished(quint64 jobId, qint64 elapsedMs, bool superseded);
   /// The newest check result.
   void checkFinished(cake::views::CheckSnapshotPtr snapshot);
+  /// Every job of every kind: queued, then its state changes with a one-line log.
+  void jobQueued(cake::views::JobInfo job);
+  void jobStateChanged(quint64 jobId, cake::views::JobState state, QString log);
+  /// The newest cost estimate of the newest check (also when the kernel cannot be costed).
+  void costFinished(cake::views::CostSnapshotPtr snapshot);
+  /// The newest lowering (also when lowering is not available, with the reason).
+  void lowerFinished(cake::views::LowerSnapshotPtr snapshot);
+  /// The newest ptxas resource report.
+  void ptxasFinished(cake::views::PtxasSnapshotPtr snapshot);
 
 private:
   void runCheck(quint64 id, QString path, QString text);
+  /// Registers a job: queued signal and its cancel flag.
+  std::shared_ptr<std::atomic<bool>> beginJob(quint64 id, JobKind kind, const QString& what);
+  /// Called from a worker thread when the job starts executing.
+  void markRunning(quint64 id);
+  /// Ends a job; true when its result is to be delivered (not cancelled, not superseded).
+  bool endJob(quint64 id, bool current, bool failed, const QString& log);
+  void cancelToolJobs();
 
-  QThreadPool m_pool;
+  QThreadPool m_pool;     ///< check and cost jobs, in order
+  QThreadPool m_toolPool; ///< lowering and ptxas (slow, external processes)
   std::shared_ptr<const driver::Compiler> m_compiler;
   quint64 m_next = 0;
   quint64 m_latest = 0;
+  quint64 m_latestCost = 0, m_latestLower = 0, m_latestPtxas = 0;
+  double m_toolTimeout = 60.0;
+  struct Active {
+    JobKind kind;
+    std::shared_ptr<std::atomic<bool>> cancel;
+  };
+  QHash<quint64, Active> m_active;
   struct Pending {
     quint64 id;
     QString path;
@@ -72,3 +141,8 @@ private:
 } // namespace cake::views
 
 Q_DECLARE_METATYPE(cake::views::CheckSnapshotPtr)
+Q_DECLARE_METATYPE(cake::views::CostSnapshotPtr)
+Q_DECLARE_METATYPE(cake::views::LowerSnapshotPtr)
+Q_DECLARE_METATYPE(cake::views::PtxasSnapshotPtr)
+Q_DECLARE_METATYPE(cake::views::JobInfo)
+Q_DECLARE_METATYPE(cake::views::JobState)

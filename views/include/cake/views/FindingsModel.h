@@ -1,14 +1,23 @@
-// Table model of the findings of one check snapshot.
+// Tree model of the findings of one check snapshot (each finding's notes and fix are its
+// children), and the filter proxy of the findings panel (severity, family, free text).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 #include "cake/views/CompileSession.h"
 
-#include <QAbstractTableModel>
+#include <QAbstractItemModel>
+#include <QSortFilterProxyModel>
 #include <QString>
 #include <vector>
 
 namespace cake::views {
+
+/// A secondary location of a finding ("barrier declared here"), resolved to text once.
+struct NoteRow {
+  QString message;
+  QString path; ///< the file it is in (empty when it has no location)
+  int line = 0, column = 0, endLine = 0, endColumn = 0;
+};
 
 /// One displayed finding, resolved to text once when the snapshot arrives.
 struct FindingRow {
@@ -21,22 +30,46 @@ struct FindingRow {
   int endLine = 0;
   int endColumn = 0;
   QString message;
-  QStringList notes; ///< "path:line:col: message"
+  QStringList notes; ///< "file:line:col: message"
+  std::vector<NoteRow> noteRows;
   QString fix;
 };
 
-class FindingsModel : public QAbstractTableModel {
+class FindingsModel : public QAbstractItemModel {
   Q_OBJECT
 public:
-  enum Column { SeverityColumn, CodeColumn, FamilyColumn, LocationColumn, MessageColumn, ColumnCount };
-  enum Role { LineRole = Qt::UserRole + 1, ColumnRole, CodeRole, SeverityRole };
+  enum Column {
+    SeverityColumn,
+    CodeColumn,
+    FamilyColumn,
+    LocationColumn,
+    MessageColumn,
+    ColumnCount
+  };
+  enum Role {
+    LineRole = Qt::UserRole + 1,
+    ColumnRole,
+    CodeRole,
+    SeverityRole, ///< int(Severity) of the finding (children: of their finding)
+    FamilyRole,
+    PathRole,      ///< file of the item's location
+    KindRole,      ///< ItemKind
+    FindingRole,   ///< index of the finding (= the diagnostic index of the check result)
+    SearchTextRole ///< everything the free-text filter matches: code, family, message, notes, fix
+  };
+  enum ItemKind { FindingItem, NoteItem, FixItem };
 
   explicit FindingsModel(QObject* parent = nullptr);
 
   void setSnapshot(const CheckSnapshotPtr& snapshot);
+  const CheckSnapshotPtr& snapshot() const { return m_snapshot; }
   const FindingRow* finding(int row) const;
   int blockingCount() const;
+  /// The family names present (sorted), for the panel's family filter.
+  QStringList families() const;
 
+  QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+  QModelIndex parent(const QModelIndex& child) const override;
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -44,7 +77,41 @@ public:
                       int role = Qt::DisplayRole) const override;
 
 private:
+  int childCount(const FindingRow& r) const;
+  CheckSnapshotPtr m_snapshot;
   std::vector<FindingRow> m_rows;
+};
+
+/// Filters findings (top-level rows) by severity, family and free text; a shown finding keeps
+/// all its notes.
+class FindingsFilterModel : public QSortFilterProxyModel {
+  Q_OBJECT
+public:
+  explicit FindingsFilterModel(QObject* parent = nullptr);
+
+  void setSeverityShown(Severity severity, bool shown);
+  bool severityShown(Severity severity) const;
+  /// Empty: every family.
+  void setFamily(const QString& family);
+  QString family() const { return m_family; }
+  /// Case-insensitive substring of the code, family, message, notes or fix.
+  void setText(const QString& text);
+  QString text() const { return m_text; }
+
+  /// Findings shown / findings in the source model.
+  int shownCount() const { return rowCount(); }
+  int totalCount() const { return sourceModel() ? sourceModel()->rowCount() : 0; }
+
+Q_SIGNALS:
+  void filterChanged();
+
+protected:
+  bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+  bool m_severity[3] = {true, true, true};
+  QString m_family;
+  QString m_text;
 };
 
 } // namespace cake::views

@@ -11,7 +11,16 @@
 
 namespace cake::views {
 
-enum class SelectionOrigin : quint8 { Program, Editor, Findings, Graph, Timeline, Layout };
+enum class SelectionOrigin : quint8 {
+  Program,
+  Editor,
+  Findings,
+  Graph,
+  Timeline,
+  Layout,
+  Code,
+  Performance
+};
 
 struct Selection {
   int op = -1;      ///< index into KernelModel::ops

@@ -33,6 +33,8 @@ struct OpView {
   QVector<int> smemBuffers; ///< shared-memory buffers it reads or writes
 };
 
+struct SymbolIndex; // SymbolIndex.h (go-to-definition)
+
 struct ViewData {
   QStringList roles;
   QStringList roleDetail;  ///< "warps 0..4, 40 regs"
@@ -47,6 +49,7 @@ struct ViewData {
   GraphDescription graph;
   MemoryMap memory;
   TimelineData timeline;
+  std::shared_ptr<const SymbolIndex> symbols; ///< names and their definitions
   qint64 buildMs = 0;
 };
 using ViewDataPtr = std::shared_ptr<const ViewData>;

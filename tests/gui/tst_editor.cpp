@@ -1,0 +1,342 @@
+// Editor and findings panel tests (offscreen): a finding picked in the panel moves the editor
+// cursor to its line:col and the shared selection to its op (the graph follows); go-to-definition
+// of every kind of name (F12); completion of a primitive added at run time and of its attributes;
+// squiggles, gutter hover text; the panel's filters, count, Enter, Ctrl+C, Explain and saved
+// filter state.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "../views/ViewsTestUtil.h"
+#include "cake/views/FindingsExport.h"
+#include "cake/views/FindingsModel.h"
+#include "cake/views/SelectionModel.h"
+#include "cake/widgets/CodeEditor.h"
+#include "cake/widgets/FindingsPanel.h"
+#include "cake/widgets/GraphView.h"
+
+#include <QAbstractItemView>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QCompleter>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTextBlock>
+#include <QToolTip>
+#include <QTreeView>
+#include <QtTest>
+
+using namespace cake;
+
+namespace {
+
+const char* kMixed = "negative/accumulator-overwrite.cake"; // 4 blocking, 1 report, 1 hint
+
+int findingIndex(const views::CheckSnapshotPtr& snap, const char* code) {
+  for (std::size_t i = 0; i < snap->result.diagnostics.size(); ++i)
+    if (snap->result.diagnostics[i].code == code)
+      return int(i);
+  return -1;
+}
+
+LineColumn startOf(const views::CheckSnapshotPtr& snap, int finding) {
+  const Diagnostic& d = snap->result.diagnostics[std::size_t(finding)];
+  return snap->result.sources->lineColumn(d.range.file, d.range.begin);
+}
+
+} // namespace
+
+class TestEditor : public QObject {
+  Q_OBJECT
+private Q_SLOTS:
+  void findingSelectsEditorAndViews() {
+    views::SelectionModel sel;
+    widgets::CodeEditor editor;
+    widgets::FindingsPanel panel(&sel);
+    widgets::GraphView graph(&sel);
+    editor.setSelectionModel(&sel);
+    editor.resize(700, 300); // shorter than the kernel: going to a finding must scroll
+    editor.show();
+    graph.resize(800, 600);
+    graph.show();
+    auto snap = test::corpusSnapshot(kMixed);
+    editor.setPlainText(snap->text);
+    sel.setSnapshot(snap);
+    editor.setSnapshot(snap);
+    panel.setSnapshot(snap);
+    QSignalSpy shown(&graph, &widgets::GraphView::layoutShown);
+    graph.setSnapshot(snap);
+    QVERIFY(shown.wait(20000) || graph.shownSnapshot() == snap->jobId);
+
+    QSignalSpy selected(&sel, &views::SelectionModel::selectionChanged);
+    QSignalSpy activated(&panel, &widgets::FindingsPanel::findingActivated);
+    for (const char* code : {"ps-async-pending-at-exit", "ps-async-overwrite"}) {
+      int finding = findingIndex(snap, code);
+      QVERIFY(finding >= 0);
+      LineColumn at = startOf(snap, finding);
+      QVERIFY(panel.selectFinding(finding));
+      panel.view()->setFocus();
+      QTest::keyClick(panel.view(), Qt::Key_Return);
+      QCOMPARE(activated.count() > 0, true);
+      QCOMPARE(activated.last().at(0).toInt(), finding);
+      // Editor: cursor at the finding's line:col, scrolled into view.
+      QCOMPARE(editor.cursorLine(), int(at.line));
+      QCOMPARE(editor.cursorColumn(), int(at.column));
+      QVERIFY(editor.cursorRect().top() >= 0 &&
+              editor.cursorRect().bottom() <= editor.viewport()->height());
+      // Shared selection: the finding and its op; the graph selects that op's node.
+      QVERIFY(selected.count() > 0);
+      QCOMPARE(selected.last().at(1).value<views::SelectionOrigin>(),
+               views::SelectionOrigin::Findings);
+      QCOMPARE(sel.current().finding, finding);
+      QCOMPARE(sel.current().op, snap->views->findingOp[finding]);
+      QVERIFY(sel.current().op >= 0);
+      QVERIFY(graph.currentNode() >= 0);
+      QCOMPARE(graph.graph()->nodes[graph.currentNode()].op, sel.current().op);
+    }
+    // The other way: a node picked in the graph moves the editor (not the findings selection).
+    int node = -1;
+    for (int i = 0; i < graph.graph()->nodes.size(); ++i)
+      if (graph.graph()->nodes[i].op >= 0 && graph.graph()->nodes[i].op != sel.current().op)
+        node = i;
+    QVERIFY(node >= 0);
+    graph.selectNode(node);
+    QCOMPARE(editor.cursorLine(), snap->views->ops[graph.graph()->nodes[node].op].span.line);
+    // Moving the cursor in the editor selects the op on that line.
+    QSignalSpy fromEditor(&sel, &views::SelectionModel::selectionChanged);
+    editor.goTo(snap->views->ops[0].span.line, 1, false);
+    QCOMPARE(sel.current().op, 0);
+    QCOMPARE(fromEditor.last().at(1).value<views::SelectionOrigin>(),
+             views::SelectionOrigin::Editor);
+  }
+
+  void goToDefinition_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("use");  ///< text of the use on that line
+    QTest::addColumn<QString>("name"); ///< the name under the cursor
+    QTest::addColumn<int>("declLine");
+    QTest::newRow("smem buffer") << kMixed << 34 << "a_s[ring"
+                                 << "a_s" << 16;
+    QTest::newRow("mbarrier") << kMixed << 33 << "full[ring"
+                              << "full" << 18;
+    QTest::newRow("role in on") << kMixed << 29 << "producer {"
+                                << "producer" << 8;
+    QTest::newRow("role in attribute") << kMixed << 19 << "consumer]"
+                                       << "consumer" << 9;
+    QTest::newRow("pipeline in member") << kMixed << 32 << "ring.slot"
+                                        << "ring" << 10;
+    QTest::newRow("pipeline in attribute") << kMixed << 31 << "ring {"
+                                           << "ring" << 10;
+    QTest::newRow("tensormap") << kMixed << 35 << "tB["
+                               << "tB" << 15;
+    QTest::newRow("param in attribute") << kMixed << 14 << "A swizzle"
+                                        << "A" << 11;
+    QTest::newRow("register tile") << kMixed << 45 << "acc,"
+                                   << "acc" << 20;
+    QTest::newRow("loop variable") << kMixed << 35 << "k * 64"
+                                   << "k" << 31;
+    QTest::newRow("const in const") << "ampere_gemm/gemm_cp_async.cake" << 17 << "BK"
+                                    << "BK" << 16;
+    QTest::newRow("declaration itself") << kMixed << 20 << "acc :"
+                                        << "acc" << 20;
+  }
+
+  void goToDefinition() {
+    QFETCH(QString, file);
+    QFETCH(int, line);
+    QFETCH(QString, use);
+    QFETCH(QString, name);
+    QFETCH(int, declLine);
+    widgets::CodeEditor editor;
+    editor.show();
+    auto snap = test::corpusSnapshot(file);
+    editor.setPlainText(snap->text);
+    editor.setSnapshot(snap);
+    QString text = editor.document()->findBlockByNumber(line - 1).text();
+    int column = int(text.indexOf(use)) + 1;
+    QVERIFY2(column > 0, qPrintable(text));
+    editor.goTo(line, column + 1); // inside the name
+    QTest::keyClick(&editor, Qt::Key_F12);
+    QCOMPARE(editor.cursorLine(), declLine);
+    QTextCursor word = editor.textCursor();
+    word.select(QTextCursor::WordUnderCursor);
+    QCOMPARE(word.selectedText(), name);
+  }
+
+  void goToDefinitionOfNothing() {
+    widgets::CodeEditor editor;
+    auto snap = test::corpusSnapshot(kMixed);
+    editor.setPlainText(snap->text);
+    editor.setSnapshot(snap);
+    QSignalSpy status(&editor, &widgets::CodeEditor::statusMessage);
+    editor.goTo(45, int(editor.document()->findBlockByNumber(44).text().indexOf("wgmma")) + 2);
+    QVERIFY(!editor.goToDefinition()); // a primitive name is not a declared name
+    QCOMPARE(editor.cursorLine(), 45);
+    QVERIFY(status.last().at(0).toString().contains("no definition"));
+  }
+
+  void completionOfARunTimePrimitive() {
+    QTemporaryDir dir;
+    auto compiler = test::compilerWithAddedPrimitive(dir.path());
+    QVERIFY(compiler);
+    widgets::CodeEditor editor;
+    editor.resize(600, 400);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    editor.setCompiler(compiler);
+    editor.setPlainText("kernel k target=sm_90a {\n  on r {\n    \n  }\n}\n");
+    editor.goTo(3, 5);
+    // Typing a prefix opens the popup with the registry's names, the new one included.
+    QTest::keyClicks(&editor, "ew.sc");
+    QAbstractItemView* popup = editor.completer()->popup();
+    QVERIFY(popup->isVisible());
+    QCOMPARE(editor.completer()->completionCount(), 1);
+    QCOMPARE(editor.completer()->currentCompletion(), QStringLiteral("ew.scaled_fill"));
+    QTest::keyClick(popup, Qt::Key_Return);
+    QCOMPARE(editor.document()->findBlockByNumber(2).text(), QStringLiteral("    ew.scaled_fill"));
+    // Ctrl+Space after its operand: its attributes.
+    QTest::keyClicks(&editor, " acc ");
+    QTest::keyClick(&editor, Qt::Key_Space, Qt::ControlModifier);
+    QVERIFY(popup->isVisible());
+    QStringList offered;
+    for (int i = 0; i < editor.completer()->completionCount(); ++i) {
+      editor.completer()->setCurrentRow(i);
+      offered << editor.completer()->currentCompletion();
+    }
+    QCOMPARE(offered, QStringList({"scale=", "value="}));
+    QTest::keyClick(popup, Qt::Key_Escape);
+    QVERIFY(!popup->isVisible());
+    // The bundled registry does not know it.
+    editor.setCompiler(test::compiler());
+    editor.goTo(3, 14);
+    QVERIFY(!editor.complete(true).contains("ew.scaled_fill"));
+  }
+
+  void squigglesAndHover() {
+    widgets::CodeEditor editor;
+    auto snap = test::corpusSnapshot(kMixed);
+    editor.setPlainText(snap->text);
+    editor.setSnapshot(snap);
+    QCOMPARE(editor.marks().size(), int(snap->result.diagnostics.size()));
+    const QList<QTextEdit::ExtraSelection> sels = editor.extraSelections();
+    QCOMPARE(sels.size(), editor.marks().size());
+    for (int i = 0; i < sels.size(); ++i) {
+      const Diagnostic& d = snap->result.diagnostics[std::size_t(i)];
+      QCOMPARE(sels[i].format.underlineStyle(), QTextCharFormat::WaveUnderline);
+      QVERIFY(sels[i].cursor.hasSelection());
+      LineColumn b = snap->result.sources->lineColumn(d.range.file, d.range.begin);
+      QCOMPARE(sels[i].cursor.block().blockNumber() + 1, int(b.line));
+      QCOMPARE(sels[i].cursor.selectionStart() - sels[i].cursor.block().position() + 1,
+               int(b.column));
+    }
+    // Colour by severity: every blocking squiggle shares one colour, distinct from the hint's.
+    int blocking = findingIndex(snap, "ps-async-overwrite"),
+        hint = findingIndex(snap, "perf-unused");
+    QVERIFY(sels[blocking].format.underlineColor() != sels[hint].format.underlineColor());
+    QCOMPARE(sels[findingIndex(snap, "ps-async-pending-at-exit")].format.underlineColor(),
+             sels[blocking].format.underlineColor());
+    // Hover: over the range, or anywhere on the line in the gutter; notes and fix included.
+    LineColumn at = startOf(snap, blocking);
+    QString hover = editor.hoverText(int(at.line), int(at.column) + 1, false);
+    QVERIFY(hover.contains("[ps-async-overwrite]"));
+    QVERIFY(hover.contains("note:"));
+    QVERIFY(hover.contains("fix:"));
+    QVERIFY(editor.hoverText(int(at.line), 1, false).isEmpty()); // indentation, before the range
+    QVERIFY(editor.hoverText(int(at.line), 1, true).contains("[ps-async-overwrite]"));
+    QVERIFY(editor.hoverText(2, 1, true).isEmpty());
+    // The same through real tooltip events: over the squiggle, and over the gutter's line number.
+    editor.resize(900, 500);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    editor.goTo(int(at.line), int(at.column) + 1, false);
+    QPoint inText = editor.cursorRect().center();
+    QHelpEvent overText(QEvent::ToolTip, inText, editor.viewport()->mapToGlobal(inText));
+    QApplication::sendEvent(editor.viewport(), &overText);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY(QToolTip::text().contains("[ps-async-overwrite]"));
+    QToolTip::hideText();
+    QTRY_VERIFY(!QToolTip::isVisible());
+    QPoint inGutterOfEditor(4, editor.viewport()->mapToParent(inText).y());
+    QWidget* gutter = editor.childAt(inGutterOfEditor);
+    QVERIFY(gutter && gutter != editor.viewport());
+    QPoint inGutter = gutter->mapFrom(&editor, inGutterOfEditor);
+    QHelpEvent overGutter(QEvent::ToolTip, inGutter, gutter->mapToGlobal(inGutter));
+    QApplication::sendEvent(gutter, &overGutter);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY(QToolTip::text().contains("[ps-async-overwrite]"));
+    QToolTip::hideText();
+    // A clean kernel clears them.
+    editor.setSnapshot(test::corpusSnapshot("hopper_gemm/gemm_ws.cake"));
+    QVERIFY(editor.extraSelections().size() == editor.marks().size());
+  }
+
+  void panelFiltersCopyAndExplain() {
+    views::SelectionModel sel;
+    widgets::FindingsPanel panel(&sel);
+    panel.resize(900, 300);
+    panel.show();
+    panel.setCompiler(test::compiler());
+    auto snap = test::corpusSnapshot(kMixed);
+    sel.setSnapshot(snap);
+    panel.setSnapshot(snap);
+    auto* count = panel.findChild<QLabel*>("findingsCount");
+    QCOMPARE(count->text(), QStringLiteral("6 of 6 shown"));
+    // Filters through the widgets.
+    panel.findChild<QCheckBox*>("showBlocking")->click();
+    QCOMPARE(count->text(), QStringLiteral("2 of 6 shown"));
+    QComboBox* family = panel.findChild<QComboBox*>("familyFilter");
+    QCOMPARE(family->count(), 3); // all, performance, program-safety
+    family->setCurrentIndex(family->findData("performance"));
+    Q_EMIT family->activated(family->currentIndex());
+    panel.findChild<QLineEdit*>("findingsSearch")->setText("unused");
+    QCOMPARE(count->text(), QStringLiteral("1 of 6 shown"));
+    QVariantMap state = panel.filterState();
+    QCOMPARE(state.value("blocking").toBool(), false);
+    QCOMPARE(state.value("family").toString(), QStringLiteral("performance"));
+    QCOMPARE(state.value("text").toString(), QStringLiteral("unused"));
+    // Restored filters apply to a new panel (QSettings round trip of the window).
+    widgets::FindingsPanel other(&sel);
+    other.setFilterState(state);
+    other.setSnapshot(snap);
+    QCOMPARE(other.countText(), QStringLiteral("1 of 6 shown"));
+    QCOMPARE(other.filterState(), state);
+    panel.setFilterState({});
+    QCOMPARE(count->text(), QStringLiteral("6 of 6 shown"));
+
+    // Ctrl+C copies the selection as the CLI's text; the copy menu's formats parse.
+    int finding = findingIndex(snap, "ps-async-overwrite");
+    QVERIFY(panel.selectFinding(finding));
+    panel.view()->setFocus();
+    QApplication::clipboard()->clear();
+    QTest::keyClick(panel.view(), Qt::Key_C, Qt::ControlModifier);
+    QString copied = QApplication::clipboard()->text();
+    QVERIFY2(copied.contains("error[ps-async-overwrite]"), qPrintable(copied));
+    QVERIFY(!copied.contains("ps-cross-role-race"));
+    std::vector<std::size_t> one{std::size_t(finding)};
+    QCOMPARE(panel.selectedFindings(), one);
+    QCOMPARE(copied,
+             views::exportFindings(*test::compiler(), *snap, &one, views::FindingsFormat::Text));
+    QJsonDocument json =
+        QJsonDocument::fromJson(panel.exportText(views::FindingsFormat::Json, true).toUtf8());
+    QCOMPARE(
+        json.object().value("files").toArray().at(0).toObject().value("findings").toArray().size(),
+        6);
+    // Explain: the rule's documentation in the detail pane, as `cake explain` prints it.
+    QString explained = panel.explainCurrent();
+    QCOMPARE(explained, views::explainCode(*test::compiler(), "ps-async-overwrite"));
+    QVERIFY(panel.detailText().contains(explained.section('\n', 1, 1).trimmed()));
+    // The detail pane lists the notes with their locations and the fix.
+    const Diagnostic& d = snap->result.diagnostics[std::size_t(finding)];
+    QVERIFY(panel.detailText().contains(QString::fromStdString(d.notes[0].message)));
+    QVERIFY(panel.detailText().contains(QString::fromStdString(d.fix->message)));
+    // A finding picked in another view becomes the current row.
+    int other2 = findingIndex(snap, "perf-unused");
+    sel.selectFinding(other2, views::SelectionOrigin::Timeline);
+    QCOMPARE(panel.view()->currentIndex().data(views::FindingsModel::FindingRole).toInt(), other2);
+  }
+};
+
+QTEST_MAIN(TestEditor)
+#include "tst_editor.moc"

@@ -1,0 +1,99 @@
+// The lowered code of a checked kernel for the code view: PTX, LLVM IR or CUDA C++ text, its
+// line mapping back to the .cake source (PTX `.loc`, LLVM `!DILocation`, CUDA `// L<n>:`
+// provenance comments) and the ptxas resource report (registers, spills, shared memory,
+// barriers, per-role register budget against need). Built in background jobs of the compile
+// façade; plain data, the mapping tested without widgets.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/Lower/Lowering.h"
+#include "cake/views/CompileSession.h"
+
+#include <QHash>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <atomic>
+#include <memory>
+
+namespace cake::views {
+
+QString loweredEmitName(LoweredEmit kind); ///< "PTX", "LLVM IR", "CUDA"
+
+/// Which .cake line each lowered line comes from, and back.
+class LoweredLineMap {
+public:
+  /// Parses `text` of the given kind; `sourcePath` names the .cake file (PTX `.file` entries
+  /// for other files are ignored).
+  static LoweredLineMap build(const QString& text, LoweredEmit kind, const QString& sourcePath);
+  /// The .cake line of lowered line `loweredLine` (1-based), 0 when it has none.
+  int sourceLine(int loweredLine) const { return m_source.value(loweredLine - 1, 0); }
+  /// The lowered lines (1-based, ascending) mapped to .cake line `sourceLine`.
+  QVector<int> loweredLines(int sourceLine) const { return m_lowered.value(sourceLine); }
+  int mappedLines() const;
+
+private:
+  QVector<int> m_source;              ///< per lowered line (0-based index)
+  QHash<int, QVector<int>> m_lowered; ///< .cake line → lowered lines
+};
+
+/// The result of one lowering job.
+struct LowerSnapshot {
+  quint64 jobId = 0;
+  quint64 checkJob = 0;
+  CheckSnapshotPtr check;
+  LoweredEmit kind = LoweredEmit::Ptx;
+  QString target;
+  bool ok = false;
+  QString text;
+  LoweredLineMap lines;
+  /// Why there is no text: refused kernel, lowering findings, no LLVM path for the target.
+  QString unavailable;
+  /// The LLVM path cannot emit this target but CUDA export can (sm_100a).
+  bool cudaOffered = false;
+  std::shared_ptr<const lower::LoweredKernel> lowered; ///< null when lowering failed
+  qint64 elapsedMs = 0;
+};
+
+/// One entry of `ptxas -v`.
+struct PtxasResources {
+  QString entry;
+  qint64 registers = 0, barriers = 0, smemBytes = 0, stackFrame = 0;
+  qint64 spillStores = 0, spillLoads = 0;
+};
+
+/// A role's register budget (`regs=`) against what ptxas needs for the role's code alone.
+struct RoleBudget {
+  QString role;
+  qint64 budget = 0;
+  qint64 need = -1; ///< -1: not measured (that compile failed)
+};
+
+/// The result of one ptxas job.
+struct PtxasSnapshot {
+  quint64 jobId = 0;
+  quint64 lowerJob = 0;
+  quint64 checkJob = 0;
+  bool toolFound = false; ///< the CUDA toolkit's ptxas exists
+  bool ran = false, ok = false, timedOut = false;
+  QString tool;    ///< command line
+  QString message; ///< one line: what happened (or why nothing ran)
+  QVector<PtxasResources> entries;
+  qint64 derivedSmemBytes = 0; ///< dynamic shared memory the launch requests
+  QVector<RoleBudget> roles;
+  QStringList findings; ///< judged contradictions with the IR ("code: message")
+  QStringList warnings;
+  QString log;
+  double seconds = 0;
+  qint64 elapsedMs = 0;
+};
+
+/// Lowers `check` to `emit` (background lowering job).
+LowerSnapshotPtr buildLowerSnapshot(const driver::Compiler& compiler, const CheckSnapshotPtr& check,
+                                    LoweredEmit kind, quint64 jobId);
+/// Runs ptxas on the PTX of `lowered` and on each budgeted role alone (background ptxas job);
+/// the tool is killed when `cancel` becomes true or after `timeoutSeconds`.
+PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 jobId,
+                                    double timeoutSeconds, const std::atomic<bool>& cancel);
+
+} // namespace cake::views

@@ -1,0 +1,396 @@
+// Lowering and ptxas jobs of the code view, and the lowered-line ↔ .cake-line mapping.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/views/LoweredCode.h"
+
+#include "cake/Driver/Compiler.h"
+#include "cake/Lower/CudaEmitter.h"
+#include "cake/Lower/Toolchain.h"
+#include "cake/LowerLLVM/LlvmBackend.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTemporaryDir>
+#include <algorithm>
+
+namespace cake::views {
+
+QString loweredEmitName(LoweredEmit kind) {
+  switch (kind) {
+  case LoweredEmit::Ptx:
+    return QStringLiteral("PTX");
+  case LoweredEmit::LlvmIr:
+    return QStringLiteral("LLVM IR");
+  case LoweredEmit::Cuda:
+    return QStringLiteral("CUDA");
+  }
+  return {};
+}
+
+// ------------------------------------------------------------------------------ line map
+
+namespace {
+
+int indentOf(const QString& line) {
+  int i = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+    ++i;
+  return i;
+}
+
+} // namespace
+
+LoweredLineMap LoweredLineMap::build(const QString& text, LoweredEmit kind,
+                                     const QString& sourcePath) {
+  LoweredLineMap m;
+  const QStringList lines = text.split('\n');
+  m.m_source.fill(0, lines.size());
+  if (kind == LoweredEmit::Ptx) {
+    // `.file N "path"` entries (LLVM prints them after the code); `.loc N line col` sets the
+    // source line of the instructions that follow, up to the next `.loc` or the end of the
+    // function.
+    static const QRegularExpression fileRe(QStringLiteral(R"(^\s*\.file\s+(\d+)\s+"([^"]*)\")"));
+    static const QRegularExpression locRe(QStringLiteral(R"(^\s*\.loc\s+(\d+)\s+(\d+))"));
+    QSet<int> files;
+    int fileEntries = 0;
+    QString wanted = QFileInfo(sourcePath).fileName();
+    for (const QString& l : lines)
+      if (auto f = fileRe.match(l); f.hasMatch()) {
+        ++fileEntries;
+        if (f.captured(2) == sourcePath || QFileInfo(f.captured(2)).fileName() == wanted)
+          files.insert(f.captured(1).toInt());
+      }
+    int cur = 0;
+    for (int i = 0; i < lines.size(); ++i) {
+      const QString& l = lines[i];
+      if (auto loc = locRe.match(l); loc.hasMatch()) {
+        bool ours = fileEntries == 0 || files.contains(loc.captured(1).toInt());
+        cur = ours ? loc.captured(2).toInt() : 0;
+      }
+      QString t = l.trimmed();
+      if (t.startsWith('}')) {
+        cur = 0;
+        continue;
+      }
+      if (!t.isEmpty() && !t.startsWith(QLatin1String("//")))
+        m.m_source[i] = cur;
+    }
+  } else if (kind == LoweredEmit::LlvmIr) {
+    // `!dbg !N` on an instruction, `!N = !DILocation(line: L, ...)` (or the function's
+    // DISubprogram) in the metadata at the end.
+    static const QRegularExpression defRe(QStringLiteral(
+        R"(^!(\d+)\s*=\s*(?:distinct\s+)?!(?:DILocation|DISubprogram)\(.*?\bline:\s*(\d+))"));
+    static const QRegularExpression useRe(QStringLiteral(R"(!dbg\s+!(\d+))"));
+    QHash<int, int> lineOfNode;
+    for (const QString& l : lines)
+      if (auto d = defRe.match(l); d.hasMatch())
+        lineOfNode.insert(d.captured(1).toInt(), d.captured(2).toInt());
+    for (int i = 0; i < lines.size(); ++i)
+      if (!lines[i].startsWith('!'))
+        if (auto u = useRe.match(lines[i]); u.hasMatch())
+          m.m_source[i] = lineOfNode.value(u.captured(1).toInt(), 0);
+  } else {
+    // The CUDA emitter writes `// L<n>: <op>` before the code of each operation; the code runs
+    // until the next such comment or until the enclosing block closes (less indentation).
+    static const QRegularExpression provRe(QStringLiteral(R"(^\s*// L(\d+):)"));
+    int cur = 0, indent = 0;
+    for (int i = 0; i < lines.size(); ++i) {
+      const QString& l = lines[i];
+      if (auto p = provRe.match(l); p.hasMatch()) {
+        cur = p.captured(1).toInt();
+        indent = indentOf(l);
+      } else if (cur > 0 && !l.trimmed().isEmpty() && indentOf(l) < indent) {
+        cur = 0;
+      }
+      if (!l.trimmed().isEmpty())
+        m.m_source[i] = cur;
+    }
+  }
+  for (int i = 0; i < m.m_source.size(); ++i)
+    if (m.m_source[i] > 0)
+      m.m_lowered[m.m_source[i]].append(i + 1);
+  return m;
+}
+
+int LoweredLineMap::mappedLines() const {
+  return int(std::count_if(m_source.begin(), m_source.end(), [](int l) { return l > 0; }));
+}
+
+// ------------------------------------------------------------------------------ lowering job
+
+namespace {
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString findingsText(const std::vector<Diagnostic>& findings, const driver::CheckResult& r) {
+  QStringList out;
+  for (const Diagnostic& d : findings) {
+    int line = r.sources && d.range.valid() && r.sources->contains(d.range.file)
+                   ? int(r.sources->lineColumn(d.range.file, d.range.begin).line)
+                   : 0;
+    out << QStringLiteral("%1[%2]: %3")
+               .arg(line > 0 ? QStringLiteral("line %1: ").arg(line) : QString(), qs(d.code),
+                    qs(d.message));
+  }
+  return out.join('\n');
+}
+
+} // namespace
+
+LowerSnapshotPtr buildLowerSnapshot(const driver::Compiler& compiler, const CheckSnapshotPtr& check,
+                                    LoweredEmit kind, quint64 jobId) {
+  QElapsedTimer timer;
+  timer.start();
+  auto s = std::make_shared<LowerSnapshot>();
+  s->jobId = jobId;
+  s->checkJob = check->jobId;
+  s->check = check;
+  s->kind = kind;
+  const driver::CheckResult& r = check->result;
+  s->target = qs(r.model.targetName);
+  auto done = [&] {
+    s->elapsedMs = timer.elapsed();
+    return LowerSnapshotPtr(s);
+  };
+  if (!r.accepted) {
+    s->unavailable = QStringLiteral(
+        "not lowered: the kernel has blocking findings (lowering needs an accepted kernel)");
+    return done();
+  }
+  std::string path = check->path.toStdString();
+  auto lk = std::make_shared<lower::LoweredKernel>(
+      lower::lowerKernel(r.module, r.model, compiler.registry(), *r.sources, path));
+  if (!lk->ok) {
+    s->unavailable =
+        QStringLiteral("lowering cannot emit this kernel:\n") + findingsText(lk->findings, r);
+    return done();
+  }
+  s->lowered = lk;
+  std::string target = lk->program.target;
+  if (kind == LoweredEmit::Cuda) {
+    lower::Provenance prov{path, driver::Compiler::version(), compiler.revision()};
+    s->text = qs(lower::emitCuda(lk->program, lk->metadata, prov));
+    s->ok = true;
+  } else if (!lower::llvmSupportsTarget(target)) {
+    // The same finding `cake lower --emit ptx` reports; never another target.
+    Diagnostic d = lower::makeFinding(
+        lower::LowerId::LoweringUnsupported, {},
+        "LLVM path: " + target + " is not available in LLVM " + lower::llvmVersion() +
+            " (its NVPTX back end emits up to sm_90a); use the CUDA path (--emit cuda, or "
+            "--emit cubin --via cuda)");
+    s->unavailable = findingsText({d}, r);
+    s->cudaOffered = true;
+  } else {
+    lower::LlvmOptions lo;
+    lo.wantIr = kind == LoweredEmit::LlvmIr;
+    lo.wantPtx = kind == LoweredEmit::Ptx;
+    lower::LlvmResult res = lower::emitLlvm(lk->program, lo);
+    if (!res.ok) {
+      s->unavailable = QStringLiteral("LLVM path: ") + qs(res.error);
+    } else {
+      s->text = qs(kind == LoweredEmit::Ptx ? res.ptx : res.ir);
+      s->ok = true;
+    }
+  }
+  if (s->ok)
+    s->lines = LoweredLineMap::build(s->text, kind, check->path);
+  return done();
+}
+
+// ------------------------------------------------------------------------------ ptxas job
+
+namespace {
+
+struct Run {
+  bool started = false, finished = false, timedOut = false, cancelled = false;
+  int exitCode = -1;
+  std::string output;
+  double seconds = 0;
+};
+
+/// Runs a tool as a child process; kills it on cancel or timeout (polled every 50 ms).
+Run runKillable(const QString& program, const QStringList& args, double timeoutSeconds,
+                const std::atomic<bool>& cancel) {
+  Run run;
+  QProcess p;
+  p.setProcessChannelMode(QProcess::MergedChannels);
+  QElapsedTimer timer;
+  timer.start();
+  p.start(program, args);
+  if (!p.waitForStarted(10000))
+    return run;
+  run.started = true;
+  const qint64 limitMs = qint64(timeoutSeconds * 1000);
+  for (;;) {
+    if (cancel.load() || timer.elapsed() >= limitMs) {
+      run.cancelled = cancel.load();
+      run.timedOut = !run.cancelled;
+      p.kill();
+      p.waitForFinished(5000);
+      run.seconds = double(timer.elapsed()) / 1000.0;
+      run.output = p.readAll().toStdString();
+      return run;
+    }
+    int slice = int(std::clamp<qint64>(limitMs - timer.elapsed(), 1, 50));
+    if (p.waitForFinished(slice) || p.state() == QProcess::NotRunning)
+      break;
+  }
+  run.finished = p.exitStatus() == QProcess::NormalExit;
+  run.exitCode = p.exitCode();
+  run.output = p.readAll().toStdString();
+  run.seconds = double(timer.elapsed()) / 1000.0;
+  return run;
+}
+
+PtxasResources resourcesOf(const lower::PtxasEntry& e) {
+  PtxasResources r;
+  r.entry = qs(e.name);
+  r.registers = e.registers;
+  r.barriers = e.barriers;
+  r.smemBytes = e.smemBytes;
+  r.stackFrame = e.stackFrame;
+  r.spillStores = e.spillStores;
+  r.spillLoads = e.spillLoads;
+  return r;
+}
+
+} // namespace
+
+PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 jobId,
+                                    double timeoutSeconds, const std::atomic<bool>& cancel) {
+  QElapsedTimer timer;
+  timer.start();
+  auto s = std::make_shared<PtxasSnapshot>();
+  s->jobId = jobId;
+  s->lowerJob = lowered->jobId;
+  s->checkJob = lowered->checkJob;
+  auto done = [&] {
+    s->elapsedMs = timer.elapsed();
+    return PtxasSnapshotPtr(s);
+  };
+  std::optional<std::string> ptxas = lower::findCudaTool("ptxas");
+  if (!ptxas) {
+    s->message = QStringLiteral(
+        "CUDA toolkit not found (no ptxas in $CUDA_HOME/bin, /usr/local/cuda/bin or PATH): "
+        "no resource report");
+    return done();
+  }
+  s->toolFound = true;
+  const lower::LoweredKernel& lk = *lowered->lowered;
+  const driver::CheckResult& r = lowered->check->result;
+  s->derivedSmemBytes = lk.metadata.smemTotal;
+  QTemporaryDir dir;
+  if (!dir.isValid()) {
+    s->message = QStringLiteral("cannot create a temporary directory for ptxas");
+    return done();
+  }
+  QString arch = QStringLiteral("-arch=") + lowered->target;
+  auto assemble = [&](const std::string& ptx, const QString& name, Run& run) {
+    QString in = dir.filePath(name + ".ptx");
+    QFile f(in);
+    if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(ptx)) < 0)
+      return false;
+    f.close();
+    run = runKillable(
+        qs(*ptxas),
+        {arch, QStringLiteral("-v"), in, QStringLiteral("-o"), dir.filePath(name + ".cubin")},
+        timeoutSeconds, cancel);
+    return true;
+  };
+  Run run;
+  s->tool = QStringLiteral("%1 %2 -v").arg(qs(*ptxas), arch);
+  if (!assemble(lowered->text.toStdString(), QStringLiteral("kernel"), run)) {
+    s->message = QStringLiteral("cannot write the PTX for ptxas");
+    return done();
+  }
+  s->log = qs(run.output);
+  s->seconds = run.seconds;
+  if (run.cancelled) {
+    s->message = QStringLiteral("ptxas killed (cancelled)");
+    return done();
+  }
+  if (run.timedOut) {
+    s->timedOut = true;
+    s->message = QStringLiteral("ptxas killed after the %1 s timeout").arg(timeoutSeconds);
+    return done();
+  }
+  if (!run.started) {
+    s->message = QStringLiteral("ptxas could not be started (%1)").arg(qs(*ptxas));
+    return done();
+  }
+  s->ran = true;
+  lower::Evidence ev;
+  ev.ran = true;
+  ev.ok = run.finished && run.exitCode == 0;
+  ev.tool = s->tool.toStdString();
+  ev.log = run.output;
+  ev.seconds = run.seconds;
+  ev.report = lower::parsePtxasOutput(run.output);
+  for (const lower::PtxasEntry& e : ev.report.entries)
+    s->entries << resourcesOf(e);
+  for (const std::string& w : ev.report.warnings)
+    s->warnings << qs(w);
+  if (!ev.ok) {
+    QStringList errors;
+    for (const std::string& e : ev.report.errors)
+      errors << qs(e);
+    s->message =
+        QStringLiteral("ptxas rejected the PTX: %1")
+            .arg(errors.isEmpty() ? s->log.section('\n', 0, 0) : errors.join(QStringLiteral("; ")));
+    return done();
+  }
+  lower::EvidenceContext ctx;
+  ctx.module = &r.module;
+  ctx.model = &r.model;
+  ctx.metadata = &lk.metadata;
+  ctx.timeoutSeconds = timeoutSeconds;
+  lower::judgeResources(ev, ctx);
+  // Register budgets: each budgeted role's code assembled alone.
+  if (lk.metadata.launchRegisters > 0) {
+    for (const lower::RoleDispatch& rd : lk.metadata.roles) {
+      if (!rd.registers || cancel.load())
+        continue;
+      RoleBudget b;
+      b.role = qs(rd.name);
+      b.budget = rd.registers;
+      lower::Program variant =
+          lower::isolateRole(lk.program, rd.name, rd.threadEnd - rd.threadBegin);
+      lower::LlvmOptions lo;
+      lo.debugInfo = false;
+      lower::LlvmResult vr = lower::emitLlvm(variant, lo);
+      Run rr;
+      if (vr.ok && assemble(vr.ptx, QStringLiteral("role_") + b.role, rr) && rr.finished &&
+          rr.exitCode == 0) {
+        lower::PtxasReport report = lower::parsePtxasOutput(rr.output);
+        lower::judgeRoleBudget(ev, ctx, rd.name, report);
+        for (const lower::PtxasEntry& e : report.entries)
+          b.need = std::max<qint64>(b.need, e.registers);
+      }
+      s->roles << b;
+    }
+  }
+  if (cancel.load()) {
+    s->message = QStringLiteral("ptxas killed (cancelled)");
+    return done();
+  }
+  s->ok = true;
+  for (const Diagnostic& d : ev.findings)
+    s->findings << findingsText({d}, r);
+  qint64 regs = 0, spills = 0;
+  for (const PtxasResources& e : s->entries) {
+    regs = std::max(regs, e.registers);
+    spills += e.spillStores + e.spillLoads;
+  }
+  s->message = QStringLiteral("%1 registers, %2 bytes spilled, %3 finding(s) in %4 s")
+                   .arg(regs)
+                   .arg(spills)
+                   .arg(s->findings.size())
+                   .arg(double(timer.elapsed()) / 1000.0, 0, 'f', 1);
+  return done();
+}
+
+} // namespace cake::views

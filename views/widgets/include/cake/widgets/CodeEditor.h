@@ -1,0 +1,101 @@
+// The Cake IR editor: line-number gutter with finding markers, squiggles over finding ranges,
+// hover text, go-to-definition from the check's name index, registry-driven completion, and the
+// editor side of the shared selection.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/views/CompileSession.h"
+
+#include <QList>
+#include <QPlainTextEdit>
+#include <memory>
+
+class QCompleter;
+class QStringListModel;
+
+namespace cake::views {
+class SelectionModel;
+struct Selection;
+enum class SelectionOrigin : quint8;
+} // namespace cake::views
+
+namespace cake::widgets {
+
+class CodeEditor : public QPlainTextEdit {
+  Q_OBJECT
+public:
+  explicit CodeEditor(QWidget* parent = nullptr);
+  ~CodeEditor() override;
+
+  /// The workbench re-checks the text this long after the last keystroke.
+  static constexpr int kCheckDebounceMs = 250;
+
+  /// A finding shown in the text (severity 0 blocking, 1 report, 2 hint; 1-based, end exclusive).
+  struct Mark {
+    int line, column, endLine, endColumn, severity;
+    QString message;
+  };
+  /// Marks lines with findings (gutter) and underlines their ranges (squiggles).
+  void setMarks(const QList<Mark>& marks);
+  const QList<Mark>& marks() const { return m_marks; }
+  /// Adopts a check result: its findings in this file become marks; its names serve
+  /// go-to-definition.
+  void setSnapshot(const views::CheckSnapshotPtr& snapshot);
+  /// Follows the shared selection (ops, buffers, findings picked in other views) and publishes
+  /// the operation under the cursor.
+  void setSelectionModel(views::SelectionModel* selection);
+  /// The registry used for completion.
+  void setCompiler(std::shared_ptr<const driver::Compiler> compiler);
+
+  /// Moves the cursor to a 1-based position and centres it; `focus` also gives it the focus.
+  void goTo(int line, int column, bool focus = true);
+  int cursorLine() const;   ///< 1-based
+  int cursorColumn() const; ///< 1-based
+
+  /// Jumps to the definition of the name under the cursor (F12, Ctrl+click); false when the
+  /// position names nothing the last check resolved.
+  bool goToDefinition();
+  /// The finding messages shown when hovering a 1-based position (or the gutter of its line).
+  QString hoverText(int line, int column, bool gutter) const;
+
+  /// Opens the completion popup for the cursor position (Ctrl+Space); returns the candidates.
+  QStringList complete(bool forced = true);
+  QCompleter* completer() const { return m_completer; }
+
+  /// Finds `text` from the cursor, wrapping around; false when absent.
+  bool findText(const QString& text, bool backward = false);
+
+  int gutterWidth() const;
+  void paintGutter(QPaintEvent* event);
+
+Q_SIGNALS:
+  /// A short message for the status bar (e.g. "no definition for 'x'").
+  void statusMessage(const QString& message);
+
+protected:
+  void resizeEvent(QResizeEvent* event) override;
+  bool event(QEvent* e) override;
+  bool viewportEvent(QEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
+
+private:
+  void updateGutter(const QRect& rect, int dy);
+  void insertCompletion(const QString& completion);
+  void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
+  void refreshExtraSelections();
+  bool showHover(QPoint viewportPos, QPoint globalPos, bool gutter);
+
+  QWidget* m_gutter;
+  QList<Mark> m_marks;
+  QList<QTextEdit::ExtraSelection> m_markSelections;
+  views::CheckSnapshotPtr m_snapshot;
+  views::SelectionModel* m_selection = nullptr;
+  std::shared_ptr<const driver::Compiler> m_compiler;
+  QCompleter* m_completer;
+  QStringListModel* m_completions;
+  int m_completionStart = 0;
+  bool m_movingCursor = false; ///< the cursor follows the selection (not the user)
+};
+
+} // namespace cake::widgets

@@ -1,0 +1,100 @@
+// The findings panel: severity/family/text filters with a "N of M shown" count, the findings
+// tree (notes and fix under each finding), a detail pane (notes with locations, fix, the rule's
+// `cake explain` text) and copy as text/JSON/SARIF. Selecting a finding selects it in the shared
+// selection, so the editor, graph, timeline and layout follow.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/views/CompileSession.h"
+
+#include <QVariantMap>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTextBrowser;
+class QTreeView;
+class QModelIndex;
+
+namespace cake::views {
+class FindingsModel;
+class FindingsFilterModel;
+class SelectionModel;
+struct Selection;
+enum class SelectionOrigin : quint8;
+enum class FindingsFormat;
+} // namespace cake::views
+
+namespace cake::widgets {
+
+class FindingsPanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit FindingsPanel(views::SelectionModel* selection, QWidget* parent = nullptr);
+
+  void setSnapshot(const views::CheckSnapshotPtr& snapshot);
+  /// The compiler whose rules and writers serve Explain and Copy.
+  void setCompiler(std::shared_ptr<const driver::Compiler> compiler);
+
+  views::FindingsModel* model() const { return m_model; }
+  views::FindingsFilterModel* filter() const { return m_filter; }
+  QTreeView* view() const { return m_view; }
+  /// "12 of 40 shown".
+  QString countText() const;
+
+  /// Makes a finding (diagnostic index) current; false when it is filtered out or absent.
+  bool selectFinding(int finding);
+  /// Activates the current item, as Enter or a double click does: the finding (or the note's
+  /// location) is selected and findingActivated/locationActivated follow.
+  void activateCurrent();
+  /// Diagnostic indices of the selected findings (a note counts for its finding), sorted.
+  std::vector<std::size_t> selectedFindings() const;
+  /// The selected (or, with `all`, every shown) finding in a CLI format.
+  QString exportText(views::FindingsFormat format, bool all) const;
+  /// Copies exportText() to the clipboard.
+  void copy(views::FindingsFormat format, bool all);
+  /// Shows `cake explain` for the current finding in the detail pane; returns the text.
+  QString explainCurrent();
+  QString detailText() const;
+
+  /// Filter settings, for QSettings.
+  QVariantMap filterState() const;
+  void setFilterState(const QVariantMap& state);
+
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+Q_SIGNALS:
+  /// Enter or double click on a finding (its diagnostic index).
+  void findingActivated(int finding);
+  /// Enter or double click on a note: its location (1-based).
+  void locationActivated(const QString& path, int line, int column);
+  void filterChanged();
+
+private:
+  void onCurrentChanged(const QModelIndex& current);
+  void onActivated(const QModelIndex& index);
+  void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
+  void updateCount();
+  void updateFamilies();
+  void showDetail(int finding);
+
+  views::SelectionModel* m_selection;
+  views::FindingsModel* m_model;
+  views::FindingsFilterModel* m_filter;
+  std::shared_ptr<const driver::Compiler> m_compiler;
+  QCheckBox* m_severity[3];
+  QComboBox* m_family;
+  QLineEdit* m_text;
+  QLabel* m_count;
+  QTreeView* m_view;
+  QTextBrowser* m_detail;
+  QString m_wantedFamily;   ///< restored family filter, applied when that family appears
+  bool m_following = false; ///< the current row follows the shared selection
+};
+
+} // namespace cake::widgets

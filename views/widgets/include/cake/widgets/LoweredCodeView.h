@@ -1,0 +1,77 @@
+// The lowered-code view: the .cake IR beside its PTX, LLVM IR or CUDA C++ (a selector), linked
+// through the shared selection — an operation or editor line highlights the lowered lines it
+// produced (PTX `.loc`, LLVM `!dbg`, CUDA `// L<n>:`), clicking a lowered line selects its IR
+// line — and the ptxas resource report (registers, spills, shared memory, barriers, per-role
+// budget against need). Lowering and ptxas run in the façade's background jobs; the view asks
+// for them through emitRequested() and says why when there is no code.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/views/LoweredCode.h"
+#include "cake/views/SelectionModel.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace cake::widgets {
+
+class LoweredCodeView : public QWidget {
+  Q_OBJECT
+public:
+  explicit LoweredCodeView(views::SelectionModel* selection, QWidget* parent = nullptr);
+
+  /// A new check arrived: shows its IR; its lowering is requested with emitRequested().
+  void setCheck(const views::CheckSnapshotPtr& snapshot);
+  void setLowered(const views::LowerSnapshotPtr& lowered);
+  void setPtxas(const views::PtxasSnapshotPtr& report);
+
+  views::LoweredEmit emitKind() const { return m_emit; }
+  /// Switches the selector (emits emitRequested when it changes).
+  void setEmitKind(views::LoweredEmit kind);
+  /// The check shown has its lowering (and, for PTX, its ptxas report) or the reason why not.
+  bool ready() const;
+  const views::LowerSnapshotPtr& lowered() const { return m_lowered; }
+  const views::PtxasSnapshotPtr& ptxas() const { return m_ptxas; }
+  /// IR line and lowered lines highlighted for the current selection.
+  int highlightedSourceLine() const { return m_line; }
+  QVector<int> highlightedLoweredLines() const;
+  /// As a click on lowered line `line` (1-based): selects the IR line it comes from.
+  void activateLoweredLine(int line);
+  QPlainTextEdit* loweredText() const { return m_code; }
+  QPlainTextEdit* sourceText() const { return m_source; }
+  QString statusText() const;
+  QString resourcesText() const;
+
+Q_SIGNALS:
+  /// The view needs `emit` of the current check (selector changed, or a new check arrived).
+  void emitRequested(cake::views::LoweredEmit kind);
+
+protected:
+  void changeEvent(QEvent* event) override;
+
+private:
+  void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
+  void highlight(int sourceLine, bool scrollSource, bool scrollCode);
+  void renderResources();
+  void showMessage(const QString& text);
+
+  views::SelectionModel* m_selection;
+  views::CheckSnapshotPtr m_check;
+  views::LowerSnapshotPtr m_lowered;
+  views::PtxasSnapshotPtr m_ptxas;
+  views::LoweredEmit m_emit = views::LoweredEmit::Ptx;
+  int m_line = 0;
+  bool m_internal = false;
+  QComboBox* m_selector;
+  QPushButton* m_showCuda;
+  QLabel* m_status;
+  QPlainTextEdit* m_source;
+  QPlainTextEdit* m_code;
+  QLabel* m_resources;
+};
+
+} // namespace cake::widgets

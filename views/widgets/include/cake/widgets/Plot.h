@@ -1,0 +1,76 @@
+// A chart in the workbench's own terms (lines, points with labels, error bars, stacked
+// horizontal bars, notes), log or linear axes, following the widget palette. The adapter over
+// QCustomPlot: only Plot.cpp includes qcustomplot.h.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QColor>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+
+class QCustomPlot;
+
+namespace cake::widgets {
+
+class Plot : public QWidget {
+  Q_OBJECT
+public:
+  enum class Marker { Disc, Circle, Diamond, Cross };
+  struct BarSeries {
+    QString label;
+    QColor color;
+    QVector<double> values; ///< one per category
+  };
+
+  explicit Plot(QWidget* parent = nullptr);
+
+  void clear();
+  /// Axes: labels, ranges and scale (log10 when `log`).
+  void setAxes(const QString& xLabel, double xMin, double xMax, bool xLog, const QString& yLabel,
+               double yMin, double yMax, bool yLog);
+  void addLine(const QVector<QPointF>& points, const QColor& color, const QString& legend,
+               Qt::PenStyle style = Qt::SolidLine, qreal width = 2);
+  void addPoints(const QVector<QPointF>& points, const QColor& color, const QString& legend,
+                 Marker marker = Marker::Disc, qreal size = 10);
+  /// A vertical bar from yLo to yHi at x, with caps.
+  void addErrorBar(double x, double yLo, double yHi, const QColor& color);
+  /// Text anchored at a data point (`align`: which side of the text touches the point).
+  void addText(const QPointF& at, const QString& text, const QColor& color,
+               Qt::Alignment align = Qt::AlignLeft | Qt::AlignBottom, bool bold = false);
+  /// Text in the top-left corner of the plot area (notes such as "no measured runs").
+  void addNote(const QString& text, const QColor& color = {});
+  /// Horizontal stacked bars: categories top to bottom, one series per stacked part;
+  /// `toolTips` (one per category) show on hover. A click emits categoryClicked().
+  void setBars(const QStringList& categories, const QVector<BarSeries>& series,
+               const QString& valueLabel, const QStringList& toolTips = {});
+  /// The legend, in a row below the plot area.
+  void setLegendVisible(bool visible);
+  void setTitle(const QString& title);
+  /// Redraws (call after changing the content).
+  void replot();
+  /// Number of drawn items (lines, point sets, bars, texts): tests use it to see content.
+  int itemCount() const;
+  /// Restores the ranges of setAxes() / setBars() (also on double click).
+  void resetView();
+
+Q_SIGNALS:
+  /// A bar of category `index` (setBars order) was clicked.
+  void categoryClicked(int index);
+
+protected:
+  void changeEvent(QEvent* event) override;
+
+private:
+  void applyPalette();
+  QCustomPlot* m_plot;
+  QString m_title;
+  bool m_legendBelow = false;
+  int m_categories = 0;
+  QStringList m_toolTips;
+  double m_range[4] = {0, 1, 0, 1}; ///< x lo, x hi, y lo, y hi as last set
+};
+
+} // namespace cake::widgets

@@ -1,0 +1,418 @@
+// Code editor widget: line numbers, severity markers in the gutter, squiggles and hover text,
+// go-to-definition, completion from the primitive registry, and the shared selection.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/widgets/CodeEditor.h"
+
+#include "cake/views/Completion.h"
+#include "cake/views/SelectionModel.h"
+#include "cake/views/SymbolIndex.h"
+
+#include <QAbstractItemView>
+#include <QCompleter>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMap>
+#include <QPainter>
+#include <QScrollBar>
+#include <QStringListModel>
+#include <QTextBlock>
+#include <QToolTip>
+
+namespace cake::widgets {
+
+namespace {
+class Gutter : public QWidget {
+public:
+  explicit Gutter(CodeEditor* editor) : QWidget(editor), m_editor(editor) {}
+  QSize sizeHint() const override { return {m_editor->gutterWidth(), 0}; }
+
+protected:
+  void paintEvent(QPaintEvent* event) override { m_editor->paintGutter(event); }
+
+private:
+  CodeEditor* m_editor;
+};
+
+QColor severityColor(int s) {
+  return s == 0   ? QColor(0xd0, 0x30, 0x30)
+         : s == 1 ? QColor(0xd0, 0x80, 0x00)
+                  : QColor(0x30, 0x80, 0xc0);
+}
+
+bool inside(const CodeEditor::Mark& m, int line, int column) {
+  return (line > m.line || (line == m.line && column >= m.column)) &&
+         (line < m.endLine || (line == m.endLine && column <= m.endColumn));
+}
+} // namespace
+
+CodeEditor::CodeEditor(QWidget* parent)
+    : QPlainTextEdit(parent), m_gutter(new Gutter(this)), m_completer(new QCompleter(this)),
+      m_completions(new QStringListModel(this)) {
+  setObjectName(QStringLiteral("irEditor"));
+  QFont mono(QStringLiteral("monospace"));
+  mono.setStyleHint(QFont::TypeWriter);
+  setFont(mono);
+  setLineWrapMode(QPlainTextEdit::NoWrap);
+  setMouseTracking(true);
+  connect(this, &QPlainTextEdit::blockCountChanged, this,
+          [this] { setViewportMargins(gutterWidth(), 0, 0, 0); });
+  connect(this, &QPlainTextEdit::updateRequest, this, &CodeEditor::updateGutter);
+  setViewportMargins(gutterWidth(), 0, 0, 0);
+
+  m_completer->setModel(m_completions);
+  m_completer->setWidget(this);
+  m_completer->setCompletionMode(QCompleter::PopupCompletion);
+  m_completer->setCaseSensitivity(Qt::CaseSensitive);
+  m_completer->popup()->setObjectName(QStringLiteral("completionPopup"));
+  connect(m_completer, qOverload<const QString&>(&QCompleter::activated), this,
+          &CodeEditor::insertCompletion);
+}
+
+CodeEditor::~CodeEditor() = default;
+
+int CodeEditor::gutterWidth() const {
+  int digits = QString::number(qMax(1, blockCount())).size();
+  return 18 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * qMax(3, digits);
+}
+
+void CodeEditor::updateGutter(const QRect& rect, int dy) {
+  if (dy)
+    m_gutter->scroll(0, dy);
+  else
+    m_gutter->update(0, rect.y(), m_gutter->width(), rect.height());
+}
+
+void CodeEditor::resizeEvent(QResizeEvent* event) {
+  QPlainTextEdit::resizeEvent(event);
+  QRect cr = contentsRect();
+  m_gutter->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
+}
+
+void CodeEditor::paintGutter(QPaintEvent* event) {
+  QPainter p(m_gutter);
+  p.setRenderHint(QPainter::Antialiasing);
+  QColor base = palette().color(QPalette::Base);
+  bool dark = base.lightness() < 128;
+  p.fillRect(event->rect(), dark ? base.lighter(115) : base.darker(104));
+  QTextBlock block = firstVisibleBlock();
+  int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());
+  int bottom = top + qRound(blockBoundingRect(block).height());
+  QMap<int, int> worst;
+  for (const Mark& m : m_marks)
+    worst[m.line] = worst.contains(m.line) ? qMin(worst[m.line], m.severity) : m.severity;
+  const int current = textCursor().blockNumber() + 1;
+  while (block.isValid() && top <= event->rect().bottom()) {
+    if (block.isVisible() && bottom >= event->rect().top()) {
+      int line = block.blockNumber() + 1;
+      if (worst.contains(line)) {
+        p.setBrush(severityColor(worst[line]));
+        p.setPen(Qt::NoPen);
+        int r = qMax(3, fontMetrics().height() / 4);
+        p.drawEllipse(QPoint(r + 3, top + fontMetrics().height() / 2), r, r);
+      }
+      QColor number = palette().color(QPalette::PlaceholderText);
+      if (line == current)
+        number = palette().color(QPalette::Text);
+      p.setPen(number);
+      p.drawText(0, top, m_gutter->width() - 4, fontMetrics().height(), Qt::AlignRight,
+                 QString::number(line));
+    }
+    block = block.next();
+    top = bottom;
+    bottom = top + qRound(blockBoundingRect(block).height());
+  }
+}
+
+void CodeEditor::setMarks(const QList<Mark>& marks) {
+  m_marks = marks;
+  m_markSelections.clear();
+  for (const Mark& m : marks) {
+    QTextBlock startBlock = document()->findBlockByNumber(m.line - 1);
+    if (!startBlock.isValid())
+      continue;
+    QTextCursor c(startBlock);
+    c.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor,
+                   qMax(0, qMin(m.column - 1, startBlock.length() - 1)));
+    QTextBlock endBlock = document()->findBlockByNumber(m.endLine - 1);
+    int endPos = endBlock.isValid()
+                     ? endBlock.position() + qMax(0, qMin(m.endColumn - 1, endBlock.length() - 1))
+                     : c.position() + 1;
+    if (endPos <= c.position())
+      endPos = c.position() + 1; // an empty range still gets a visible squiggle
+    c.setPosition(endPos, QTextCursor::KeepAnchor);
+    QTextEdit::ExtraSelection sel;
+    sel.cursor = c;
+    sel.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+    sel.format.setUnderlineColor(severityColor(m.severity));
+    sel.format.setToolTip(m.message);
+    m_markSelections << sel;
+  }
+  refreshExtraSelections();
+  m_gutter->update();
+}
+
+void CodeEditor::refreshExtraSelections() {
+  setExtraSelections(m_markSelections);
+}
+
+void CodeEditor::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
+  m_snapshot = snapshot;
+  QList<Mark> marks;
+  if (snapshot && snapshot->result.sources) {
+    const driver::CheckResult& r = snapshot->result;
+    const SourceManager& sm = *r.sources;
+    for (const Diagnostic& d : r.diagnostics) {
+      // Findings located in other files (primitive definitions) have no place in this text.
+      if (d.range.file != r.file || !sm.contains(d.range.file))
+        continue;
+      LineColumn b = sm.lineColumn(d.range.file, d.range.begin);
+      LineColumn e = sm.lineColumn(d.range.file, d.range.end);
+      QString text =
+          QStringLiteral("%1 [%2] %3")
+              .arg(QString::fromUtf8(toString(d.severity).data(), int(toString(d.severity).size())),
+                   QString::fromStdString(d.code), QString::fromStdString(d.message));
+      for (const DiagNote& n : d.notes) {
+        QString where;
+        if (sm.contains(n.range.file)) {
+          LineColumn nl = sm.lineColumn(n.range.file, n.range.begin);
+          where = n.range.file == r.file ? QStringLiteral("line %1: ").arg(nl.line)
+                                         : QStringLiteral("%1:%2: ")
+                                               .arg(QString::fromStdString(sm.name(n.range.file)))
+                                               .arg(nl.line);
+        }
+        text += QStringLiteral("\n  note: ") + where + QString::fromStdString(n.message);
+      }
+      if (d.fix)
+        text += QStringLiteral("\n  fix: ") + QString::fromStdString(d.fix->message);
+      marks << Mark{int(b.line), int(b.column), int(e.line), int(e.column), int(d.severity), text};
+    }
+  }
+  setMarks(marks);
+}
+
+void CodeEditor::setSelectionModel(views::SelectionModel* selection) {
+  if (m_selection)
+    disconnect(m_selection, nullptr, this, nullptr);
+  m_selection = selection;
+  if (!selection)
+    return;
+  connect(selection, &views::SelectionModel::selectionChanged, this,
+          &CodeEditor::onSelectionChanged);
+  connect(this, &QPlainTextEdit::cursorPositionChanged, selection, [this] {
+    if (!m_movingCursor && m_selection)
+      m_selection->selectLine(cursorLine(), views::SelectionOrigin::Editor);
+    m_gutter->update();
+  });
+}
+
+void CodeEditor::onSelectionChanged(const views::Selection& s, views::SelectionOrigin origin) {
+  if (origin == views::SelectionOrigin::Editor || origin == views::SelectionOrigin::Program)
+    return;
+  int line = 0, column = 0;
+  // A finding goes to its own position (an op spans the line; the finding may be one operand).
+  const auto& snap = m_selection->snapshot();
+  if (s.finding >= 0 && snap && std::size_t(s.finding) < snap->result.diagnostics.size()) {
+    const Diagnostic& d = snap->result.diagnostics[std::size_t(s.finding)];
+    if (d.range.file == snap->result.file && snap->result.sources->contains(d.range.file)) {
+      LineColumn lc = snap->result.sources->lineColumn(d.range.file, d.range.begin);
+      line = int(lc.line);
+      column = int(lc.column);
+    }
+  }
+  if (line == 0) {
+    views::SourceSpan span = m_selection->sourceOf(s);
+    line = span.line;
+    column = span.column;
+  }
+  if (line > 0) {
+    m_movingCursor = true;
+    goTo(line, column, false);
+    m_movingCursor = false;
+  }
+}
+
+void CodeEditor::setCompiler(std::shared_ptr<const driver::Compiler> compiler) {
+  m_compiler = std::move(compiler);
+}
+
+void CodeEditor::goTo(int line, int column, bool focus) {
+  QTextBlock block = document()->findBlockByNumber(line - 1);
+  if (!block.isValid())
+    return;
+  QTextCursor c(block);
+  c.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor,
+                 qMax(0, qMin(column - 1, block.length() - 1)));
+  setTextCursor(c);
+  centerCursor();
+  if (focus)
+    setFocus();
+}
+
+int CodeEditor::cursorLine() const {
+  return textCursor().blockNumber() + 1;
+}
+int CodeEditor::cursorColumn() const {
+  return textCursor().positionInBlock() + 1;
+}
+
+bool CodeEditor::goToDefinition() {
+  const views::SymbolIndex* index =
+      m_snapshot && m_snapshot->views ? m_snapshot->views->symbols.get() : nullptr;
+  QTextCursor word = textCursor();
+  word.select(QTextCursor::WordUnderCursor);
+  QString name = word.selectedText();
+  int def = index ? index->definitionAt(cursorLine(), cursorColumn()) : -1;
+  // Edited since the check: positions may have moved; fall back to the name itself when the
+  // word under the cursor is a declared name (the index still resolves names, not text).
+  if (def >= 0 && index->defs[def].name != name && !name.isEmpty())
+    def = -1;
+  if (def < 0 && index && !name.isEmpty())
+    def = index->find(name);
+  if (def < 0) {
+    Q_EMIT statusMessage(name.isEmpty() ? tr("no name under the cursor")
+                                        : tr("no definition for '%1'").arg(name));
+    return false;
+  }
+  const views::SymbolDef& d = index->defs[def];
+  goTo(d.nameSpan.line, d.nameSpan.column, true);
+  Q_EMIT statusMessage(tr("%1 %2 declared at line %3").arg(d.kind, d.name).arg(d.nameSpan.line));
+  return true;
+}
+
+QString CodeEditor::hoverText(int line, int column, bool gutter) const {
+  QStringList text;
+  for (const Mark& m : m_marks)
+    if (gutter ? line == m.line : inside(m, line, column))
+      text << m.message;
+  return text.join(QStringLiteral("\n\n"));
+}
+
+bool CodeEditor::showHover(QPoint viewportPos, QPoint globalPos, bool gutter) {
+  QTextCursor c = cursorForPosition(viewportPos);
+  QString text = hoverText(c.blockNumber() + 1, c.positionInBlock() + 1, gutter);
+  if (text.isEmpty())
+    QToolTip::hideText();
+  else
+    QToolTip::showText(globalPos, text, this);
+  return true;
+}
+
+bool CodeEditor::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    // Help events of the gutter reach the editor (the gutter does not handle them).
+    auto* help = static_cast<QHelpEvent*>(e);
+    QPoint vp = viewport()->mapFromParent(help->pos());
+    return showHover(QPoint(0, vp.y()), help->globalPos(), help->pos().x() < gutterWidth());
+  }
+  return QPlainTextEdit::event(e);
+}
+
+bool CodeEditor::viewportEvent(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    return showHover(help->pos(), help->globalPos(), false);
+  }
+  return QPlainTextEdit::viewportEvent(e);
+}
+
+void CodeEditor::keyPressEvent(QKeyEvent* e) {
+  QAbstractItemView* popup = m_completer->popup();
+  if (popup->isVisible()) {
+    // The completer's popup handles choosing and dismissing.
+    switch (e->key()) {
+    case Qt::Key_Enter:
+    case Qt::Key_Return:
+    case Qt::Key_Escape:
+    case Qt::Key_Tab:
+    case Qt::Key_Backtab:
+      e->ignore();
+      return;
+    default:
+      break;
+    }
+  }
+  if (e->key() == Qt::Key_F12) {
+    goToDefinition();
+    return;
+  }
+  if (e->key() == Qt::Key_Space && (e->modifiers() & Qt::ControlModifier)) {
+    complete(true);
+    return;
+  }
+  QPlainTextEdit::keyPressEvent(e);
+  // Typing a word character (re)opens completion; anything else closes it.
+  const QString typed = e->text();
+  const bool wordChar = !typed.isEmpty() && (typed.back().isLetterOrNumber() ||
+                                             typed.back() == '_' || typed.back() == '.');
+  if (wordChar && !(e->modifiers() & (Qt::ControlModifier | Qt::AltModifier)))
+    complete(false);
+  else if (popup->isVisible() && e->key() != Qt::Key_Shift)
+    popup->hide();
+}
+
+void CodeEditor::mouseReleaseEvent(QMouseEvent* e) {
+  QPlainTextEdit::mouseReleaseEvent(e);
+  if (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ControlModifier)) {
+    setTextCursor(cursorForPosition(e->pos()));
+    goToDefinition();
+  }
+}
+
+QStringList CodeEditor::complete(bool forced) {
+  QAbstractItemView* popup = m_completer->popup();
+  if (!m_compiler) {
+    popup->hide();
+    return {};
+  }
+  QTextCursor c = textCursor();
+  const QString line = c.block().text();
+  views::CompletionContext ctx = views::completionContext(line, c.positionInBlock());
+  // Typing completes words of one character or more; Ctrl+Space also offers everything.
+  if (ctx.kind == views::CompletionContext::None || (!forced && ctx.prefix.isEmpty())) {
+    popup->hide();
+    return {};
+  }
+  QStringList candidates = views::completions(m_compiler->registry(), ctx, line);
+  if (candidates.isEmpty() || (!forced && candidates == QStringList{ctx.prefix})) {
+    popup->hide();
+    return candidates;
+  }
+  m_completionStart = ctx.prefixStart;
+  m_completions->setStringList(candidates);
+  m_completer->setCompletionPrefix(ctx.prefix);
+  popup->setCurrentIndex(m_completer->completionModel()->index(0, 0));
+  QRect r = cursorRect();
+  r.setWidth(popup->sizeHintForColumn(0) + popup->verticalScrollBar()->sizeHint().width() + 8);
+  m_completer->complete(r);
+  return candidates;
+}
+
+void CodeEditor::insertCompletion(const QString& completion) {
+  QTextCursor c = textCursor();
+  int blockStart = c.block().position();
+  c.setPosition(blockStart + m_completionStart, QTextCursor::KeepAnchor);
+  c.insertText(completion);
+  setTextCursor(c);
+}
+
+bool CodeEditor::findText(const QString& text, bool backward) {
+  if (text.isEmpty())
+    return false;
+  QTextDocument::FindFlags flags;
+  if (backward)
+    flags |= QTextDocument::FindBackward;
+  if (find(text, flags))
+    return true;
+  // Wrap around once.
+  QTextCursor saved = textCursor();
+  QTextCursor c(document());
+  if (backward)
+    c.movePosition(QTextCursor::End);
+  setTextCursor(c);
+  if (find(text, flags))
+    return true;
+  setTextCursor(saved);
+  return false;
+}
+
+} // namespace cake::widgets

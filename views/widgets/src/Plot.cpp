@@ -1,0 +1,296 @@
+// The QCustomPlot adapter: the one file that includes qcustomplot.h.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/widgets/Plot.h"
+
+#include <QEvent>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace cake::widgets {
+
+namespace {
+QColor textColour(const QWidget* w) {
+  return w->palette().color(QPalette::Text);
+}
+QColor gridColour(const QWidget* w) {
+  QColor c = w->palette().color(QPalette::Text);
+  c.setAlpha(45);
+  return c;
+}
+} // namespace
+
+Plot::Plot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
+  m_plot->setObjectName(QStringLiteral("plotCanvas"));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_plot);
+  m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_plot->legend->setVisible(false);
+  m_plot->setNoAntialiasingOnDrag(true);
+  applyPalette();
+  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
+  connect(m_plot, &QCustomPlot::plottableClick, this,
+          [this](QCPAbstractPlottable* p, int dataIndex, QMouseEvent*) {
+            // Bar keys run n..1 top to bottom; data is sorted by key.
+            if (qobject_cast<QCPBars*>(p) && dataIndex >= 0 && dataIndex < m_categories)
+              Q_EMIT categoryClicked(m_categories - 1 - dataIndex);
+          });
+  m_plot->setMouseTracking(true);
+  connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+    if (m_toolTips.isEmpty())
+      return;
+    double key = m_plot->yAxis->pixelToCoord(e->position().y());
+    int i = m_categories - int(std::lround(key));
+    double value = m_plot->xAxis->pixelToCoord(e->position().x());
+    if (i >= 0 && i < m_toolTips.size() && std::abs(key - std::round(key)) < 0.35 && value >= 0)
+      QToolTip::showText(e->globalPosition().toPoint(), m_toolTips[i], m_plot);
+    else
+      QToolTip::hideText();
+  });
+}
+
+void Plot::resetView() {
+  m_plot->xAxis->setRange(m_range[0], m_range[1]);
+  m_plot->yAxis->setRange(m_range[2], m_range[3]);
+  m_plot->replot();
+}
+
+void Plot::clear() {
+  m_plot->clearPlottables();
+  m_plot->clearItems();
+  m_plot->clearGraphs();
+  m_categories = 0;
+  m_toolTips.clear();
+  m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  m_plot->xAxis->setScaleType(QCPAxis::stLinear);
+  m_plot->yAxis->setScaleType(QCPAxis::stLinear);
+}
+
+void Plot::setAxes(const QString& xLabel, double xMin, double xMax, bool xLog,
+                   const QString& yLabel, double yMin, double yMax, bool yLog) {
+  auto setup = [](QCPAxis* axis, const QString& label, double lo, double hi, bool log) {
+    axis->setLabel(label);
+    axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (log) {
+      auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+      ticker->setLogBase(10);
+      ticker->setSubTickCount(8);
+      axis->setTicker(ticker);
+      axis->setNumberFormat(QStringLiteral("gb"));
+      axis->setNumberPrecision(0);
+    } else {
+      axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+      axis->setNumberFormat(QStringLiteral("g"));
+      axis->setNumberPrecision(4);
+    }
+    axis->setRange(lo, hi);
+  };
+  setup(m_plot->xAxis, xLabel, xMin, xMax, xLog);
+  setup(m_plot->yAxis, yLabel, yMin, yMax, yLog);
+  m_range[0] = xMin;
+  m_range[1] = xMax;
+  m_range[2] = yMin;
+  m_range[3] = yMax;
+}
+
+void Plot::addLine(const QVector<QPointF>& points, const QColor& color, const QString& legend,
+                   Qt::PenStyle style, qreal width) {
+  QCPGraph* g = m_plot->addGraph();
+  QVector<double> x, y;
+  for (const QPointF& p : points) {
+    x << p.x();
+    y << p.y();
+  }
+  g->setData(x, y, true);
+  g->setPen(QPen(color, width, style));
+  g->setName(legend);
+  if (legend.isEmpty())
+    g->removeFromLegend();
+}
+
+void Plot::addPoints(const QVector<QPointF>& points, const QColor& color, const QString& legend,
+                     Marker marker, qreal size) {
+  QCPGraph* g = m_plot->addGraph();
+  QVector<double> x, y;
+  for (const QPointF& p : points) {
+    x << p.x();
+    y << p.y();
+  }
+  g->setData(x, y);
+  g->setLineStyle(QCPGraph::lsNone);
+  QCPScatterStyle::ScatterShape shape = marker == Marker::Disc      ? QCPScatterStyle::ssDisc
+                                        : marker == Marker::Circle  ? QCPScatterStyle::ssCircle
+                                        : marker == Marker::Diamond ? QCPScatterStyle::ssDiamond
+                                                                    : QCPScatterStyle::ssCross;
+  QCPScatterStyle style(shape, QPen(color, 2),
+                        marker == Marker::Circle ? QBrush(Qt::NoBrush) : QBrush(color), size);
+  g->setScatterStyle(style);
+  g->setPen(QPen(color, 2));
+  g->setName(legend);
+  if (legend.isEmpty())
+    g->removeFromLegend();
+}
+
+void Plot::addErrorBar(double x, double yLo, double yHi, const QColor& color) {
+  auto* line = new QCPItemLine(m_plot);
+  line->start->setCoords(x, yLo);
+  line->end->setCoords(x, yHi);
+  line->setPen(QPen(color, 1.5));
+  line->setHead(QCPLineEnding(QCPLineEnding::esBar, 10));
+  line->setTail(QCPLineEnding(QCPLineEnding::esBar, 10));
+}
+
+void Plot::addText(const QPointF& at, const QString& text, const QColor& color, Qt::Alignment align,
+                   bool bold) {
+  auto* t = new QCPItemText(m_plot);
+  t->position->setCoords(at.x(), at.y());
+  t->setPositionAlignment(align);
+  t->setText(text);
+  t->setColor(color.isValid() ? color : textColour(this));
+  QFont f = font();
+  f.setBold(bold);
+  t->setFont(f);
+  t->setPadding(QMargins(4, 2, 4, 2));
+  // A translucent plate keeps labels readable where they cross lines.
+  QColor plate = palette().color(QPalette::Base);
+  plate.setAlpha(190);
+  t->setBrush(plate);
+}
+
+void Plot::addNote(const QString& text, const QColor& color) {
+  auto* t = new QCPItemText(m_plot);
+  t->position->setType(QCPItemPosition::ptAxisRectRatio);
+  t->position->setCoords(0.02, 0.03);
+  t->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  t->setTextAlignment(Qt::AlignLeft);
+  t->setText(text);
+  t->setColor(color.isValid() ? color : textColour(this));
+  QColor bg = palette().color(QPalette::Base);
+  bg.setAlpha(220);
+  t->setBrush(bg);
+  t->setPadding(QMargins(6, 4, 6, 4));
+  t->setPen(QPen(gridColour(this)));
+}
+
+void Plot::setBars(const QStringList& categories, const QVector<BarSeries>& series,
+                   const QString& valueLabel, const QStringList& toolTips) {
+  m_categories = int(categories.size());
+  m_toolTips = toolTips;
+  // Categories top to bottom: key i = n - i.
+  int n = int(categories.size());
+  auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+  QVector<double> keys;
+  for (int i = 0; i < n; ++i) {
+    keys << double(n - i);
+    ticker->addTick(double(n - i), categories[i]);
+  }
+  m_plot->yAxis->setTicker(ticker);
+  m_plot->yAxis->setScaleType(QCPAxis::stLinear);
+  m_plot->yAxis->setLabel(QString());
+  m_plot->yAxis->setRange(0.4, n + 0.6);
+  m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  m_plot->xAxis->setScaleType(QCPAxis::stLinear);
+  m_plot->xAxis->setNumberFormat(QStringLiteral("g"));
+  m_plot->xAxis->setLabel(valueLabel);
+  QCPBars* below = nullptr;
+  double maxTotal = 0;
+  QVector<double> totals(n, 0.0);
+  for (const BarSeries& s : series) {
+    auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
+    bars->setWidth(0.65);
+    bars->setName(s.label);
+    bars->setPen(QPen(s.color.darker(120)));
+    bars->setBrush(s.color);
+    bars->setData(keys, s.values.mid(0, n)); // keys descend: let QCustomPlot sort them
+    if (below)
+      bars->moveAbove(below);
+    below = bars;
+    for (int i = 0; i < n && i < s.values.size(); ++i)
+      totals[i] += s.values[i];
+  }
+  for (double t : totals)
+    maxTotal = std::max(maxTotal, t);
+  m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.25 : 1);
+  m_range[0] = 0;
+  m_range[1] = maxTotal > 0 ? maxTotal * 1.25 : 1;
+  m_range[2] = 0.4;
+  m_range[3] = n + 0.6;
+  for (int i = 0; i < n; ++i)
+    if (totals[i] > 0)
+      addText(QPointF(totals[i], keys[i]),
+              (totals[i] >= 100 ? QString::number(totals[i], 'f', 0)
+                                : QString::number(totals[i], 'g', 3)),
+              textColour(this), Qt::AlignLeft | Qt::AlignVCenter);
+}
+
+void Plot::setLegendVisible(bool visible) {
+  if (visible && !m_legendBelow) {
+    // Below the axis rect, in one row: it never hides data or value labels.
+    auto* row = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(m_plot->plotLayout()->rowCount(), 0, row);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    row->addElement(0, 0, m_plot->legend);
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    m_plot->plotLayout()->setRowStretchFactor(m_plot->plotLayout()->rowCount() - 1, 0.001);
+    row->setMargins(QMargins(0, 0, 0, 4));
+    m_legendBelow = true;
+  }
+  m_plot->legend->setVisible(visible);
+}
+
+void Plot::setTitle(const QString& title) {
+  m_title = title;
+  if (m_plot->plotLayout()->rowCount() > 1 &&
+      qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))) {
+    static_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))->setText(title);
+    return;
+  }
+  m_plot->plotLayout()->insertRow(0);
+  auto* t =
+      new QCPTextElement(m_plot, title, QFont(font().family(), font().pointSize(), QFont::Bold));
+  t->setTextColor(textColour(this));
+  m_plot->plotLayout()->addElement(0, 0, t);
+}
+
+void Plot::replot() {
+  m_plot->replot();
+}
+
+int Plot::itemCount() const {
+  return m_plot->plottableCount() + m_plot->itemCount();
+}
+
+void Plot::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) {
+    applyPalette();
+    m_plot->replot();
+  }
+  QWidget::changeEvent(event);
+}
+
+void Plot::applyPalette() {
+  QColor fg = textColour(this), grid = gridColour(this);
+  m_plot->setBackground(palette().color(QPalette::Base));
+  m_plot->axisRect()->setBackground(palette().color(QPalette::Base));
+  for (QCPAxis* a : {m_plot->xAxis, m_plot->yAxis}) {
+    a->setBasePen(QPen(fg));
+    a->setTickPen(QPen(fg));
+    a->setSubTickPen(QPen(grid));
+    a->setTickLabelColor(fg);
+    a->setLabelColor(fg);
+    a->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    a->grid()->setSubGridVisible(false);
+  }
+  m_plot->legend->setBrush(palette().color(QPalette::Base));
+  m_plot->legend->setTextColor(fg);
+  m_plot->legend->setBorderPen(QPen(grid));
+  if (m_plot->plotLayout()->rowCount() > 1)
+    if (auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0)))
+      t->setTextColor(fg);
+}
+
+} // namespace cake::widgets
