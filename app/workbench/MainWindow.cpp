@@ -141,6 +141,10 @@ void MainWindow::buildViews() {
   m_graphDock->raise();
   m_timelineDock->raise();
   connect(m_session, &views::CompileSession::costFinished, m_performance, &widgets::PerformanceView::setCost);
+  connect(m_session, &views::CompileSession::costFinished, this, [this](const views::CostSnapshotPtr& cost) {
+    if (cost)
+      m_graph->setCostShares(cost->checkJob, cost->shares);
+  });
   connect(m_session, &views::CompileSession::lowerFinished, m_code, &widgets::LoweredCodeView::setLowered);
   connect(m_session, &views::CompileSession::ptxasFinished, m_code, &widgets::LoweredCodeView::setPtxas);
   connect(m_code, &widgets::LoweredCodeView::emitRequested, this, [this] { requestLowering(); });

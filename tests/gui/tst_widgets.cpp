@@ -4,6 +4,7 @@
 // selection shared between graph, timeline and layout.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "../views/ViewsTestUtil.h"
+#include "cake/views/PerformanceData.h"
 #include "cake/widgets/GraphView.h"
 #include "cake/widgets/MemoryLayoutView.h"
 #include "cake/widgets/TimelineView.h"
@@ -54,6 +55,41 @@ private Q_SLOTS:
     view.resize(450, 350);
     QTest::qWait(20);
     QVERIFY(view.canvas()->transform().m11() < before);
+  }
+
+  /// The cost overlay: shares of the predicted time from the check's estimate, drawn only on
+  /// the graph of that check, and only while the overlay is on.
+  void graphCostOverlay() {
+    views::SelectionModel sel;
+    widgets::GraphView view(&sel);
+    view.resize(900, 700);
+    view.show();
+    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+    sel.setSnapshot(snap);
+    QVERIFY(showGraph(view, snap));
+    auto cost = views::buildCostSnapshot(*test::compiler(), snap, 99);
+    QVERIFY(cost->estimate);
+    QHash<int, double> shares = cost->shares;
+    double sum = 0;
+    int top = -1;
+    for (auto it = shares.begin(); it != shares.end(); ++it) {
+      QVERIFY(it.value() > 0 && it.value() <= 1);
+      sum += it.value();
+      if (top < 0 || it.value() > shares.value(top))
+        top = it.key();
+    }
+    QVERIFY(qAbs(sum - 1.0) < 1e-9);
+    QCOMPARE(snap->views->ops[top].name, QStringLiteral("wgmma.mma")); // the tensor-core op leads
+    QCOMPARE(view.costShare(top), -1.0); // no estimate yet
+    view.setCostShares(snap->jobId + 1000, shares); // an estimate of another check
+    QCOMPARE(view.costShare(top), -1.0);
+    view.setCostShares(snap->jobId, shares);
+    QCOMPARE(view.costShare(top), shares.value(top));
+    QCOMPARE(view.costShare(-1), -1.0); // collapsed clusters carry no share
+    view.setCostOverlay(false);
+    QCOMPARE(view.costShare(top), -1.0);
+    view.setCostOverlay(true);
+    QVERIFY(!view.grab().toImage().isNull());
   }
 
   void searchAndKeyboard() {

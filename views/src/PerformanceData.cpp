@@ -183,6 +183,19 @@ void measuredRuns(const CheckSnapshot& check, const cost::Estimate& e, const tar
 
 } // namespace
 
+QHash<int, double> costShares(const cost::Estimate& estimate) {
+  QHash<int, double> shares;
+  double total = 0;
+  for (const cost::OpCost& o : estimate.perOp)
+    total += std::max(0.0, o.pipeUs + o.causedUs);
+  if (total <= 0)
+    return shares;
+  for (const cost::OpCost& o : estimate.perOp)
+    if (double us = o.pipeUs + o.causedUs; us > 0)
+      shares[int(o.op)] += us / total;
+  return shares;
+}
+
 PerformanceData performanceData(const CheckSnapshot& check, const cost::Estimate& e,
                                 const target::Target* t) {
   PerformanceData d;
@@ -331,6 +344,7 @@ CostSnapshotPtr buildCostSnapshot(const driver::Compiler& compiler, const CheckS
   } else {
     auto e = std::make_shared<cost::Estimate>(cost::estimate(compiler, r));
     s->data = performanceData(*check, *e, r.model.target);
+    s->shares = costShares(*e);
     if (!e->ok && s->data.unavailable.isEmpty())
       s->data.unavailable = QStringLiteral("no cost estimate");
     else if (!e->ok)

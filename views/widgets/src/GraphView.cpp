@@ -182,7 +182,9 @@ public:
     QFontMetrics tm(tf);
     QRectF textRect = r.adjusted(8, 4, -8, -4);
     p->drawText(QRectF(textRect.left(), textRect.top(), textRect.width(), 15), Qt::AlignLeft | Qt::AlignVCenter,
-                tm.elidedText(m_node.title, Qt::ElideRight, int(textRect.width() - (m_node.findings ? 12 : 0))));
+                tm.elidedText(m_node.title, Qt::ElideRight,
+                              int(textRect.width() - (m_node.findings ? 12 : 0) -
+                                  (m_owner->costShare(m_node.op) >= 0.01 ? 36 : 0))));
     QFont df = detailFont();
     p->setFont(df);
     p->setPen(QColor(0x45, 0x4f, 0x5c));
@@ -200,6 +202,20 @@ public:
       p->setFont(bf);
       p->setPen(Qt::white);
       p->drawText(badge, Qt::AlignCenter, QString::number(std::min(m_node.findings, 9)));
+    }
+    if (double share = m_owner->costShare(m_node.op); share >= 0.01) {
+      // Cost overlay: a bar along the bottom edge and the percentage at the top right (for
+      // operations of at least 1% of the predicted time).
+      QColor c(0xe0, 0x6c, 0x10);
+      p->setPen(Qt::NoPen);
+      p->setBrush(c);
+      p->drawRect(QRectF(r.left() + 4, r.bottom() - 3, (r.width() - 8) * std::min(1.0, share), 2));
+      QFont sf = labelFont();
+      sf.setBold(true);
+      p->setFont(sf);
+      p->setPen(c.darker(130));
+      p->drawText(QRectF(r.right() - 44, r.top() + 3, 36, 14), Qt::AlignRight | Qt::AlignVCenter,
+                  QStringLiteral("%1%").arg(int(std::lround(share * 100))));
     }
   }
   int index() const { return m_index; }
@@ -651,6 +667,12 @@ GraphView::GraphView(views::SelectionModel* selection, QWidget* parent)
     m_showLegend = !m_showLegend;
     placeOverlays();
   });
+  m_costButton = button(tr("Cost"), tr("Show each operation's share of the predicted time (cost model)"),
+                        [this](bool on) { setCostOverlay(on); });
+  m_costButton->setObjectName(QStringLiteral("graphCostOverlay"));
+  m_costButton->setCheckable(true);
+  m_costButton->setChecked(m_costOverlay);
+  m_costButton->setEnabled(false);
   bar->addSpacing(8);
   m_searchField = new QLineEdit(this);
   m_searchField->setObjectName(QStringLiteral("graphSearch"));
@@ -947,6 +969,26 @@ void GraphView::buildScene() {
     setSearchText(m_search);
   placeOverlays();
   updateHighlights();
+}
+
+void GraphView::setCostShares(quint64 checkJob, const QHash<int, double>& shares) {
+  m_costCheck = checkJob;
+  m_costShares = shares;
+  m_costButton->setEnabled(!shares.isEmpty());
+  m_scene->update();
+}
+
+double GraphView::costShare(int op) const {
+  if (!m_costOverlay || op < 0 || m_costCheck == 0 || m_costCheck != m_shownSnapshot)
+    return -1;
+  return m_costShares.value(op, 0.0);
+}
+
+void GraphView::setCostOverlay(bool on) {
+  m_costOverlay = on;
+  if (m_costButton->isChecked() != on)
+    m_costButton->setChecked(on);
+  m_scene->update();
 }
 
 void GraphView::placeOverlays() {

@@ -12,6 +12,7 @@
 #include <QRectF>
 #include <QString>
 #include <QStringList>
+#include <QHash>
 #include <QVector>
 
 namespace cake::views {
@@ -89,6 +90,7 @@ struct CostSnapshot {
   CheckSnapshotPtr check;
   std::shared_ptr<const cost::Estimate> estimate; ///< null when the kernel cannot be costed
   PerformanceData data;
+  QHash<int, double> shares; ///< costShares() of the estimate (empty without one)
   qint64 elapsedMs = 0;
 };
 
@@ -96,6 +98,11 @@ struct CostSnapshot {
 /// Runs in the background cost job.
 CostSnapshotPtr buildCostSnapshot(const driver::Compiler& compiler, const CheckSnapshotPtr& check,
                                   quint64 jobId);
+/// Each operation's share of the predicted time (KernelModel op index → 0..1): its pipe time plus
+/// the waiting of the critical role it causes, over the sum of those of all operations. The IR
+/// graph draws it on the nodes.
+QHash<int, double> costShares(const cost::Estimate& estimate);
+
 /// The view data of an estimate (exposed for tests).
 PerformanceData performanceData(const CheckSnapshot& check, const cost::Estimate& estimate,
                                 const target::Target* target);

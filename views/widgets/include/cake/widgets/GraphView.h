@@ -8,6 +8,7 @@
 #include "cake/views/GraphLayoutWorker.h"
 #include "cake/views/SelectionModel.h"
 
+#include <QHash>
 #include <QSet>
 #include <QWidget>
 
@@ -33,6 +34,13 @@ public:
 
   /// Shows the graph of a snapshot (the layout follows asynchronously).
   void setSnapshot(const views::CheckSnapshotPtr& snapshot);
+  /// The predicted cost share of each operation (costShares()) for the check with job id
+  /// `checkJob`; drawn on the nodes of that check's graph while the cost overlay is on.
+  void setCostShares(quint64 checkJob, const QHash<int, double>& shares);
+  /// The share drawn on an operation's node, or -1 (overlay off, no estimate of this check).
+  double costShare(int op) const;
+  void setCostOverlay(bool on);
+  bool costOverlay() const { return m_costOverlay; }
   /// Options for the next layouts (tests inject Graphviz failures here).
   void setLayoutOptions(const views::LayoutOptions& options);
   /// Graphs with more nodes open with their loops collapsed (0: never).
@@ -111,6 +119,10 @@ private:
   bool m_autoCollapse = true; ///< the next layout folds loops of a large graph
   bool m_fitted = true;
   bool m_showLegend = true;
+  bool m_costOverlay = true;
+  quint64 m_costCheck = 0;        ///< check job of the shares
+  QHash<int, double> m_costShares; ///< op → share of the predicted time
+  QToolButton* m_costButton = nullptr;
   int m_current = -1;
   QString m_currentId; ///< kept across layouts
   QVector<int> m_matches;
