@@ -20,6 +20,20 @@ QColor severityColor(Severity s) {
                                  : QColor(0x30, 0x80, 0xc0);
 }
 
+/// Resolves a range to its file and 1-based line:column span; false when it has no location.
+template <typename Row> bool locate(const SourceManager& sm, const SourceRange& range, Row& row) {
+  if (!sm.contains(range.file))
+    return false;
+  row.path = QString::fromStdString(sm.name(range.file));
+  LineColumn b = sm.lineColumn(range.file, range.begin);
+  LineColumn e = sm.lineColumn(range.file, range.end);
+  row.line = int(b.line);
+  row.column = int(b.column);
+  row.endLine = int(e.line);
+  row.endColumn = int(e.column);
+  return true;
+}
+
 // Internal ids: 0 for a finding row, finding index + 1 for its children.
 constexpr quintptr kTopLevel = 0;
 } // namespace
@@ -36,27 +50,12 @@ void FindingsModel::setSnapshot(const CheckSnapshotPtr& snapshot) {
       row.code = QString::fromStdString(d.code);
       row.family = str(toString(d.family));
       row.message = QString::fromStdString(d.message);
-      if (sm.contains(d.range.file)) {
-        row.path = QString::fromStdString(sm.name(d.range.file));
-        LineColumn b = sm.lineColumn(d.range.file, d.range.begin);
-        LineColumn e = sm.lineColumn(d.range.file, d.range.end);
-        row.line = int(b.line);
-        row.column = int(b.column);
-        row.endLine = int(e.line);
-        row.endColumn = int(e.column);
-      }
+      locate(sm, d.range, row);
       for (const DiagNote& n : d.notes) {
         NoteRow note;
         note.message = QString::fromStdString(n.message);
         QString where;
-        if (sm.contains(n.range.file)) {
-          note.path = QString::fromStdString(sm.name(n.range.file));
-          LineColumn b = sm.lineColumn(n.range.file, n.range.begin);
-          LineColumn e = sm.lineColumn(n.range.file, n.range.end);
-          note.line = int(b.line);
-          note.column = int(b.column);
-          note.endLine = int(e.line);
-          note.endColumn = int(e.column);
+        if (locate(sm, n.range, note)) {
           where = QStringLiteral("%1:%2:%3")
                       .arg(QFileInfo(note.path).fileName())
                       .arg(note.line)
