@@ -12,8 +12,10 @@
 #include "cake/Support/StringUtil.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -31,7 +33,10 @@ bool writeOutput(const std::string& path, const std::string& content) {
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
-  return static_cast<bool>(out.flush());
+  if (out.flush())
+    return true;
+  std::fprintf(stderr, "cake lower: cannot write '%s': %s\n", path.c_str(), std::strerror(errno));
+  return false;
 }
 
 SourceRange targetRange(const ir::Module& m) {
