@@ -31,19 +31,28 @@ bool showGraph(widgets::GraphView& view, const views::CheckSnapshotPtr& snap) {
 
 int nodeIndex(const widgets::GraphView& view, const QString& id) { return view.graph()->indexOf(id); }
 
+/// A shown 900x700 graph view of the Hopper GEMM sharing `sel` (call show() and check it).
+struct HopperGraph {
+  views::SelectionModel sel;
+  widgets::GraphView view{&sel};
+  views::CheckSnapshotPtr snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+  bool show() {
+    view.resize(900, 700);
+    view.show();
+    sel.setSnapshot(snap);
+    return showGraph(view, snap);
+  }
+};
+
 } // namespace
 
 class TestWidgets : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void graphViewDrawsEveryNode() {
-    views::SelectionModel sel;
-    widgets::GraphView view(&sel);
-    view.resize(900, 700);
-    view.show();
-    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
-    sel.setSnapshot(snap);
-    QVERIFY(showGraph(view, snap));
+    HopperGraph g;
+    QVERIFY(g.show());
+    auto& [sel, view, snap] = g;
     QVERIFY(!view.layoutPending());
     QCOMPARE(view.shownSnapshot(), snap->jobId);
     QCOMPARE(view.graph()->nodes.size(), 25);
@@ -60,13 +69,9 @@ private Q_SLOTS:
   /// The cost overlay: shares of the predicted time from the check's estimate, drawn only on
   /// the graph of that check, and only while the overlay is on.
   void graphCostOverlay() {
-    views::SelectionModel sel;
-    widgets::GraphView view(&sel);
-    view.resize(900, 700);
-    view.show();
-    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
-    sel.setSnapshot(snap);
-    QVERIFY(showGraph(view, snap));
+    HopperGraph g;
+    QVERIFY(g.show());
+    auto& [sel, view, snap] = g;
     auto cost = views::buildCostSnapshot(*test::compiler(), snap, 99);
     QVERIFY(cost->estimate);
     QHash<int, double> shares = cost->shares;
@@ -93,13 +98,9 @@ private Q_SLOTS:
   }
 
   void searchAndKeyboard() {
-    views::SelectionModel sel;
-    widgets::GraphView view(&sel);
-    view.resize(900, 700);
-    view.show();
-    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
-    sel.setSnapshot(snap);
-    QVERIFY(showGraph(view, snap));
+    HopperGraph g;
+    QVERIFY(g.show());
+    auto& [sel, view, snap] = g;
     QSignalSpy changed(&sel, &views::SelectionModel::selectionChanged);
     // Ctrl+F focuses the search field; typing highlights matches; Enter cycles.
     QCOMPARE(view.setSearchText("tma."), 3); // two loads, one store
