@@ -10,8 +10,8 @@
 namespace cake::verify::detail {
 
 namespace {
-/// "163,840 B": digits grouped by thousands.
-std::string bytes(std::int64_t n) {
+/// "163,840": digits grouped by thousands.
+std::string grouped(std::int64_t n) {
   std::string digits = std::to_string(n), out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
     std::size_t left = digits.size() - i;
@@ -19,8 +19,11 @@ std::string bytes(std::int64_t n) {
       out += ',';
     out += digits[i];
   }
-  return out + " B";
+  return out;
 }
+
+/// "163,840 B".
+std::string bytes(std::int64_t n) { return grouped(n) + " B"; }
 } // namespace
 
 void checkResources(Context& ctx) {
@@ -157,9 +160,9 @@ void checkResources(Context& ctx) {
             biggest = &r;
         Diagnostic* d = rep.report(
             VerifyId::RegisterTotal, ctx.declRange(biggest->decl),
-            "the role budgets need " + std::to_string(total) + " registers, but the CTA of " +
+            "the role budgets need " + grouped(total) + " registers, but the CTA of " +
                 std::to_string(threads) + " threads is launched with " + std::to_string(launch) +
-                " per thread = " + std::to_string(launch * threads) +
+                " per thread = " + grouped(launch * threads) +
                 "; setmaxnreg only moves registers between warpgroups");
         for (const sema::RoleInfo& r : m.roles)
           addNote(d, ctx.declRange(r.decl),
@@ -199,7 +202,7 @@ void checkResources(Context& ctx) {
       res.bounds.push_back({std::move(resource), std::max<std::int64_t>(0, ctas), std::move(detail)});
     };
     bound("threads", t->limit("threads_per_sm") / threads,
-          std::to_string(threads) + " of " + std::to_string(t->limit("threads_per_sm")) + " threads");
+          grouped(threads) + " of " + grouped(t->limit("threads_per_sm")) + " threads");
     std::int64_t smemPerCta = res.smemTotal + t->limit("smem_reserved_per_cta_bytes");
     if (res.smemTotal > 0)
       bound("shared memory", t->limit("smem_per_sm_bytes") / smemPerCta,
@@ -208,7 +211,7 @@ void checkResources(Context& ctx) {
                 bytes(t->limit("smem_per_sm_bytes")));
     if (budgets && res.launchRegisters > 0)
       bound("registers", perSm / (res.launchRegisters * threads),
-            std::to_string(res.launchRegisters * threads) + " of " + std::to_string(perSm) + " registers");
+            grouped(res.launchRegisters * threads) + " of " + grouped(perSm) + " registers");
     bound("CTA slots", t->limit("ctas_per_sm"), std::to_string(t->limit("ctas_per_sm")) + " CTAs per SM");
     auto best = std::min_element(res.bounds.begin(), res.bounds.end(),
                                  [](const ResidencyBound& a, const ResidencyBound& b) {
