@@ -177,6 +177,24 @@ private Q_SLOTS:
     QVERIFY(status.last().at(0).toString().contains("no definition"));
   }
 
+  /// F12 on a primitive name shows its registry entry (a primitive's definition is its file).
+  void goToDefinitionOfAPrimitive() {
+    widgets::CodeEditor editor;
+    editor.show();
+    editor.setCompiler(test::compiler());
+    auto snap = test::corpusSnapshot(kMixed);
+    editor.setPlainText(snap->text);
+    editor.setSnapshot(snap);
+    QSignalSpy status(&editor, &widgets::CodeEditor::statusMessage);
+    int column = int(editor.document()->findBlockByNumber(44).text().indexOf("wgmma")) + 8; // in "mma"
+    editor.goTo(45, column);
+    QVERIFY(editor.goToDefinition());
+    QCOMPARE(editor.cursorLine(), 45); // stays: the definition is shown, not jumped to
+    QVERIFY2(editor.primitiveEntryShown().contains("<b>wgmma.mma</b>"), qPrintable(editor.primitiveEntryShown()));
+    QVERIFY(editor.primitiveEntryShown().contains("attributes"));
+    QVERIFY(status.last().at(0).toString().endsWith("wgmma.mma.json"));
+  }
+
   void completionOfARunTimePrimitive() {
     QTemporaryDir dir;
     auto compiler = test::compilerWithAddedPrimitive(dir.path());

@@ -329,6 +329,36 @@ private Q_SLOTS:
     QCOMPARE(ctx.primitive, primitive);
   }
 
+  void dottedWordAt_data() {
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<int>("column");
+    QTest::addColumn<QString>("word");
+    QTest::newRow("inside") << "    tma.load a_s[0], tA[0, 0]" << 6 << "tma.load";
+    QTest::newRow("start") << "    tma.load a_s" << 4 << "tma.load";
+    QTest::newRow("just after") << "    tma.load a_s" << 12 << "tma.load";
+    QTest::newRow("operand") << "    tma.load a_s[ring.slot]" << 18 << "ring.slot";
+    QTest::newRow("trailing dot") << "x = y." << 5 << "y";
+    QTest::newRow("space") << "a  b" << 2 << "";
+    QTest::newRow("empty") << "" << 0 << "";
+  }
+
+  void dottedWordAt() {
+    QFETCH(QString, line);
+    QFETCH(int, column);
+    QFETCH(QString, word);
+    QCOMPARE(views::dottedWordAt(line, column), word);
+  }
+
+  void primitiveDescriptionOfARunTimePrimitive() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto compiler = test::compilerWithAddedPrimitive(dir.path());
+    QString added = views::primitiveDescription(compiler->registry(), "ew.scaled_fill");
+    QVERIFY2(added.contains("<b>ew.scaled_fill</b>"), qPrintable(added));
+    QVERIFY(added.contains(dir.path()));
+    QVERIFY(views::primitiveDescription(test::compiler()->registry(), "ew.scaled_fill").isEmpty());
+  }
+
   void completionOfAPrimitiveAddedAtRunTime() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());

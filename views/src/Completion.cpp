@@ -9,6 +9,9 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <algorithm>
+#include <QSet>
+
 namespace cake::views {
 
 namespace {
@@ -97,6 +100,55 @@ QStringList completions(const reg::Registry& registry, const CompletionContext& 
   filtered.sort();
   filtered.removeDuplicates();
   return filtered;
+}
+
+QString dottedWordAt(const QString& line, int column) {
+  auto part = [&](int i) { return i >= 0 && i < line.size() && (line[i].isLetterOrNumber() || line[i] == '_' || line[i] == '.'); };
+  int b = std::clamp(column, 0, int(line.size()));
+  if (!part(b) && part(b - 1))
+    --b;
+  if (!part(b))
+    return {};
+  int e = b;
+  while (part(b - 1))
+    --b;
+  while (part(e + 1))
+    ++e;
+  QString word = line.mid(b, e - b + 1);
+  while (word.endsWith('.'))
+    word.chop(1);
+  while (word.startsWith('.'))
+    word.remove(0, 1);
+  return word;
+}
+
+QString primitiveDescription(const reg::Registry& registry, const QString& name) {
+  const reg::Primitive* p = registry.find(name.toStdString());
+  if (!p)
+    return {};
+  auto q = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
+  auto v = [](std::string_view s) { return QString::fromUtf8(s.data(), int(s.size())); };
+  QString html = QStringLiteral("<b>%1</b> <i>(%2)</i><br>%3").arg(q(p->name), q(p->category), q(p->summary));
+  if (!p->operands.empty()) {
+    html += QStringLiteral("<br><b>operands</b>: ");
+    QStringList ops;
+    for (const reg::OperandDef& o : p->operands)
+      ops << QStringLiteral("%1%2 (%3, %4)")
+                 .arg(q(o.name), o.optional ? QStringLiteral("?") : QString(), v(reg::toString(o.kind)),
+                      v(reg::toString(o.access)));
+    html += ops.join(QStringLiteral(", "));
+  }
+  if (!p->attributes.empty()) {
+    html += QStringLiteral("<br><b>attributes</b>: ");
+    QStringList attrs;
+    for (const reg::AttrDef& a : p->attributes)
+      attrs << QStringLiteral("%1: %2%3")
+                   .arg(q(a.name), v(reg::toString(a.type)),
+                        a.required ? QStringLiteral(" (required)") : QString());
+    html += attrs.join(QStringLiteral(", "));
+  }
+  html += QStringLiteral("<br><small>defined in %1</small>").arg(q(p->path));
+  return html;
 }
 
 } // namespace cake::views

@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/CodeEditor.h"
 
+#include "cake/Driver/Compiler.h"
 #include "cake/views/Completion.h"
 #include "cake/views/SelectionModel.h"
 #include "cake/views/SymbolIndex.h"
@@ -269,6 +270,18 @@ bool CodeEditor::goToDefinition() {
   if (def < 0 && index && !name.isEmpty())
     def = index->find(name);
   if (def < 0) {
+    // A primitive's definition is its registry file: show its entry where the cursor is.
+    QString dotted = views::dottedWordAt(textCursor().block().text(), textCursor().positionInBlock());
+    QString entry = m_compiler && !dotted.isEmpty()
+                        ? views::primitiveDescription(m_compiler->registry(), dotted)
+                        : QString();
+    if (!entry.isEmpty()) {
+      m_lastPrimitiveEntry = entry;
+      QToolTip::showText(viewport()->mapToGlobal(cursorRect().bottomLeft()), entry, viewport());
+      Q_EMIT statusMessage(tr("primitive %1 — defined in %2")
+                               .arg(dotted, QString::fromStdString(m_compiler->registry().find(dotted.toStdString())->path)));
+      return true;
+    }
     Q_EMIT statusMessage(name.isEmpty() ? tr("no name under the cursor")
                                         : tr("no definition for '%1'").arg(name));
     return false;

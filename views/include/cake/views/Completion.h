@@ -30,4 +30,12 @@ CompletionContext completionContext(const QString& line, int column);
 QStringList completions(const reg::Registry& registry, const CompletionContext& context,
                         const QString& line = {});
 
+/// The dotted name (`tma.load`) around the 0-based `column` of a line, or an empty string.
+QString dottedWordAt(const QString& line, int column);
+
+/// A primitive's registry entry as rich text for a tooltip: name, category, summary, operands
+/// (kind, access, optional), attributes (type, default or required) and its definition file.
+/// Empty when the registry does not know the name.
+QString primitiveDescription(const reg::Registry& registry, const QString& name);
+
 } // namespace cake::views

@@ -54,9 +54,12 @@ public:
   int cursorLine() const;   ///< 1-based
   int cursorColumn() const; ///< 1-based
 
-  /// Jumps to the definition of the name under the cursor (F12, Ctrl+click); false when the
-  /// position names nothing the last check resolved.
+  /// Jumps to the definition of the name under the cursor (F12, Ctrl+click); on a primitive
+  /// name, shows its registry entry (primitiveEntryShown()); false when the position names
+  /// nothing the last check or the registry resolves.
   bool goToDefinition();
+  /// The registry entry (rich text) the last go-to-definition on a primitive showed.
+  QString primitiveEntryShown() const { return m_lastPrimitiveEntry; }
   /// The finding messages shown when hovering a 1-based position (or the gutter of its line).
   QString hoverText(int line, int column, bool gutter) const;
 
@@ -94,6 +97,7 @@ private:
   views::CheckSnapshotPtr m_snapshot;
   views::SelectionModel* m_selection = nullptr;
   std::shared_ptr<const driver::Compiler> m_compiler;
+  QString m_lastPrimitiveEntry; ///< the registry entry the last go-to-definition showed
   QCompleter* m_completer;
   QStringListModel* m_completions;
   int m_completionStart = 0;
