@@ -1,11 +1,13 @@
 // Tests of the support library: source positions, JSON reading/writing, SHA-256, suggestions.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/Support/DataFiles.h"
 #include "cake/Support/Json.h"
 #include "cake/Support/JsonSchema.h"
 #include "cake/Support/Sha256.h"
 #include "cake/Support/SourceManager.h"
 #include "cake/Support/StringUtil.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace cake;
@@ -147,6 +149,40 @@ private Q_SLOTS:
     // Invalid bytes (from binary input quoted in a message) become U+FFFD.
     QCOMPARE(QString::fromStdString(json::quote("a\xff\xc3(b\xe2\x82\xac")),
              QString::fromUtf8("\"a\uFFFD\uFFFD(b\u20AC\""));
+  }
+
+  void dataFilesOfADirectory() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto write = [&](const QString& name, const QByteArray& bytes) {
+      QDir(dir.path()).mkpath(QFileInfo(dir.filePath(name)).path());
+      QFile f(dir.filePath(name));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(bytes);
+    };
+    write("b.json", "{}");
+    write("a.json", "{\"k\": 1}");
+    write("notes.txt", "ignored");
+    write("sub/c.json", "{}");
+    write("big.json", QByteArray(100, ' '));
+    SourceManager sm;
+    DiagnosticEngine d;
+    auto flat = loadDataFiles(dir.path().toStdString(), "test", false, 64, sm, d);
+    QVERIFY(flat);
+    QCOMPARE(flat->size(), std::size_t(2)); // a, b sorted; big.json over the cap; no sub/, no .txt
+    QCOMPARE(QString::fromStdString((*flat)[0].name), QStringLiteral("a.json"));
+    QCOMPARE(QString::fromStdString(std::string(sm.text((*flat)[0].file))), QStringLiteral("{\"k\": 1}"));
+    QCOMPARE(d.diagnostics().size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(d.diagnostics()[0].code), QStringLiteral("def-io"));
+    QVERIFY(QString::fromStdString(d.diagnostics()[0].message).contains("big.json"));
+    DiagnosticEngine d2;
+    auto deep = loadDataFiles(dir.path().toStdString(), "test", true, 64, sm, d2);
+    QVERIFY(deep);
+    QCOMPARE(deep->size(), std::size_t(3));
+    QCOMPARE(QString::fromStdString(deep->back().name), QStringLiteral("sub/c.json"));
+    DiagnosticEngine d3;
+    QVERIFY(!loadDataFiles(dir.filePath("missing").toStdString(), "test", true, 64, sm, d3));
+    QVERIFY(QString::fromStdString(d3.diagnostics()[0].message).contains("cannot read test directory"));
   }
 
   void messagesAreBounded() {

@@ -1,6 +1,7 @@
 // Loading and validation of primitive definition files.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Registry/Registry.h"
+#include "cake/Support/DataFiles.h"
 
 #include "cake/Support/JsonSchema.h"
 #include "cake/Support/StringUtil.h"
@@ -880,33 +881,13 @@ std::unique_ptr<Primitive> Registry::parse(const std::string& path, FileId file,
 Registry Registry::load(const std::string& dir, const target::TargetSet& targets,
                         SourceManager& sources, DiagnosticEngine& diags) {
   Registry reg;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<fs::path> files;
-  if (!fs::is_directory(dir, ec)) {
-    FileId f = sources.addBuffer(dir, "");
-    diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read primitive directory '" + dir + "'");
+  auto files = loadDataFiles(dir, "primitive", true, 1u << 20, sources, diags);
+  if (!files)
     return reg;
-  }
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file() && it->path().extension() == ".json")
-      files.push_back(it->path());
-  if (ec) {
-    FileId f = sources.addBuffer(dir, "");
-    diags.report(DiagId::DefIo, {f, 0, 0}, "cannot list '" + dir + "': " + ec.message());
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& p : files) {
-    std::string error;
-    auto content = readFile(p.string(), error, 1u << 20);
-    if (!content) {
-      FileId f = sources.addBuffer(p.string(), "");
-      diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read '" + p.string() + "': " + error);
-      continue;
-    }
-    reg.m_sources.emplace_back(fs::relative(p, dir, ec).generic_string(), *content);
-    FileId f = sources.addBuffer(p.string(), *content);
-    auto prim = parse(p.string(), f, targets, sources, diags);
+  for (const DataFile& file : *files) {
+    const std::filesystem::path& p = file.path;
+    reg.m_sources.emplace_back(file.name, std::string(sources.text(file.file)));
+    auto prim = parse(p.string(), file.file, targets, sources, diags);
     if (!prim)
       continue;
     if (p.stem().string() != prim->name) {

@@ -1,6 +1,7 @@
 // Loading and validation of target data files.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Target/Target.h"
+#include "cake/Support/DataFiles.h"
 
 #include "cake/Support/JsonSchema.h"
 #include "cake/Support/StringUtil.h"
@@ -238,31 +239,13 @@ std::unique_ptr<Target> TargetSet::parse(const std::string& path, FileId file,
 TargetSet TargetSet::load(const std::string& dir, SourceManager& sources,
                           DiagnosticEngine& diags) {
   TargetSet set;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json")
-      files.push_back(it->path());
-  if (ec || (files.empty() && !fs::is_directory(dir))) {
-    FileId f = sources.addBuffer(dir, "");
-    diags.report(DiagId::DefIo, {f, 0, 0},
-                 "cannot read target directory '" + dir + "'" +
-                     (ec ? ": " + ec.message() : std::string()));
+  auto files = loadDataFiles(dir, "target", false, 4u << 20, sources, diags);
+  if (!files)
     return set;
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& p : files) {
-    std::string error;
-    auto content = readFile(p.string(), error, 4u << 20);
-    if (!content) {
-      FileId f = sources.addBuffer(p.string(), "");
-      diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read '" + p.string() + "': " + error);
-      continue;
-    }
-    set.m_sources.emplace_back(p.filename().string(), *content);
-    FileId f = sources.addBuffer(p.string(), *content);
-    auto target = parse(p.string(), f, sources, diags);
+  for (const DataFile& file : *files) {
+    const std::filesystem::path& p = file.path;
+    set.m_sources.emplace_back(file.name, std::string(sources.text(file.file)));
+    auto target = parse(p.string(), file.file, sources, diags);
     if (!target)
       continue;
     if (const Target* existing = set.find(target->name)) {
@@ -319,25 +302,14 @@ bool TargetSet::checkCalibration(const json::Value& doc, DiagnosticEngine& diags
 
 void TargetSet::loadCalibrations(const std::string& dir, SourceManager& sources,
                                  DiagnosticEngine& diags) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (dir.empty() || !fs::is_directory(dir, ec))
+  if (dir.empty() || !std::filesystem::is_directory(dir, ec))
     return; // nothing calibrated
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".json")
-      files.push_back(it->path());
-  std::sort(files.begin(), files.end());
-  for (const fs::path& p : files) {
-    std::string error;
-    auto content = readFile(p.string(), error, 4u << 20);
-    if (!content) {
-      FileId f = sources.addBuffer(p.string(), "");
-      diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read '" + p.string() + "': " + error);
-      continue;
-    }
-    m_calibrationSources.emplace_back(p.filename().string(), *content);
-    FileId f = sources.addBuffer(p.string(), *content);
+  auto files = loadDataFiles(dir, "calibration", false, 4u << 20, sources, diags);
+  for (const DataFile& file : files ? *files : std::vector<DataFile>{}) {
+    const std::filesystem::path& p = file.path;
+    FileId f = file.file;
+    m_calibrationSources.emplace_back(file.name, std::string(sources.text(f)));
     auto doc = json::parse(sources.text(f), f, diags);
     if (!doc || !checkCalibration(*doc, diags, "calibration file"))
       continue;

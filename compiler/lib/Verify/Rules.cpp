@@ -1,6 +1,7 @@
 // Loading and cross-checking of the rule registry (compiler/rules/**.json).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Verify/Rules.h"
+#include "cake/Support/DataFiles.h"
 
 #include "cake/Support/JsonSchema.h"
 #include "cake/Support/StringUtil.h"
@@ -212,29 +213,13 @@ std::string_view toString(RuleKind kind) {
 RuleSet RuleSet::load(const std::string& dir, const reg::Registry& registry,
                       SourceManager& sources, DiagnosticEngine& diags) {
   RuleSet set;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    FileId f = sources.addBuffer(dir, "");
-    diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read rule directory '" + dir + "'");
+  auto files = loadDataFiles(dir, "rule", true, 1u << 20, sources, diags);
+  if (!files)
     return set;
-  }
-  std::vector<fs::path> files;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file() && it->path().extension() == ".json")
-      files.push_back(it->path());
-  std::sort(files.begin(), files.end());
-  for (const fs::path& p : files) {
-    std::string error;
-    auto content = readFile(p.string(), error, 1u << 20);
-    if (!content) {
-      FileId f = sources.addBuffer(p.string(), "");
-      diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read '" + p.string() + "': " + error);
-      continue;
-    }
-    set.m_sources.emplace_back(fs::relative(p, dir, ec).generic_string(), *content);
-    FileId f = sources.addBuffer(p.string(), *content);
-    auto rule = RuleReader(f, registry, sources, diags).run(p.string());
+  for (const DataFile& file : *files) {
+    const std::filesystem::path& p = file.path;
+    set.m_sources.emplace_back(file.name, std::string(sources.text(file.file)));
+    auto rule = RuleReader(file.file, registry, sources, diags).run(p.string());
     if (!rule)
       continue;
     if (p.stem().string() != rule->code) {
