@@ -14,11 +14,6 @@ QString str(std::string_view s) {
   return QString::fromUtf8(s.data(), int(s.size()));
 }
 
-QColor severityColor(Severity s) {
-  return s == Severity::Blocking ? QColor(0xd0, 0x30, 0x30)
-         : s == Severity::Report ? QColor(0xc0, 0x70, 0x00)
-                                 : QColor(0x30, 0x80, 0xc0);
-}
 
 /// Resolves a range to its file and 1-based line:column span; false when it has no location.
 template <typename Row> bool locate(const SourceManager& sm, const SourceRange& range, Row& row) {
@@ -209,7 +204,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   }
   case Qt::ForegroundRole:
     if (index.column() == SeverityColumn)
-      return QBrush(severityColor(r.severity));
+      return QBrush(severityColor(int(r.severity)));
     return {};
   case LineRole:
     return r.line;

@@ -119,4 +119,10 @@ ViewDataPtr buildViewData(const driver::CheckResult& r) {
   return data;
 }
 
+QColor severityColor(int severity) {
+  return severity == 0   ? QColor(0xd0, 0x30, 0x30)
+         : severity == 1 ? QColor(0xc0, 0x70, 0x00)
+                         : QColor(0x30, 0x80, 0xc0);
+}
+
 } // namespace cake::views

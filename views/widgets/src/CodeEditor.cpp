@@ -34,11 +34,6 @@ private:
   CodeEditor* m_editor;
 };
 
-QColor severityColor(int s) {
-  return s == 0   ? QColor(0xd0, 0x30, 0x30)
-         : s == 1 ? QColor(0xd0, 0x80, 0x00)
-                  : QColor(0x30, 0x80, 0xc0);
-}
 
 bool inside(const CodeEditor::Mark& m, int line, int column) {
   return (line > m.line || (line == m.line && column >= m.column)) &&
@@ -106,7 +101,7 @@ void CodeEditor::paintGutter(QPaintEvent* event) {
     if (block.isVisible() && bottom >= event->rect().top()) {
       int line = block.blockNumber() + 1;
       if (worst.contains(line)) {
-        p.setBrush(severityColor(worst[line]));
+        p.setBrush(views::severityColor(worst[line]));
         p.setPen(Qt::NoPen);
         int r = qMax(3, fontMetrics().height() / 4);
         p.drawEllipse(QPoint(r + 3, top + fontMetrics().height() / 2), r, r);
@@ -144,7 +139,7 @@ void CodeEditor::setMarks(const QList<Mark>& marks) {
     QTextEdit::ExtraSelection sel;
     sel.cursor = c;
     sel.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
-    sel.format.setUnderlineColor(severityColor(m.severity));
+    sel.format.setUnderlineColor(views::severityColor(m.severity));
     sel.format.setToolTip(m.message);
     m_markSelections << sel;
   }

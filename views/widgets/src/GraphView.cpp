@@ -115,11 +115,6 @@ QColor GraphView::roleColor(int role) {
   return role < 0 ? QColor(0xee, 0xee, 0xee) : palette[role % 6];
 }
 
-QColor GraphView::severityColor(int severity) {
-  return severity == 0 ? QColor(0xd0, 0x30, 0x30)
-         : severity == 1 ? QColor(0xd0, 0x80, 0x00)
-                         : QColor(0x30, 0x80, 0xc0);
-}
 
 // ------------------------------------------------------------------------------------- items
 
@@ -158,7 +153,7 @@ public:
       fill = QColor(0xc9, 0xde, 0xff);
     QPen border(QColor(0x7d, 0x8a, 0x9c), 1.0);
     if (m_node.severity >= 0)
-      border = QPen(GraphView::severityColor(m_node.severity), 2.2);
+      border = QPen(views::severityColor(m_node.severity), 2.2);
     if (m_node.collapsedOps > 0)
       border.setStyle(Qt::DashLine);
     p->setPen(border);
@@ -194,7 +189,7 @@ public:
     if (m_node.findings > 0) {
       QRectF badge(r.right() - 7, r.top() - 7, 15, 15);
       p->setPen(QPen(Qt::white, 1.2));
-      p->setBrush(GraphView::severityColor(m_node.severity));
+      p->setBrush(views::severityColor(m_node.severity));
       p->drawEllipse(badge);
       QFont bf = labelFont();
       bf.setBold(true);
@@ -596,7 +591,7 @@ protected:
       y += 16;
     }
     for (int s = 0; s < 3; ++s) {
-      p.setPen(QPen(GraphView::severityColor(s), 2));
+      p.setPen(QPen(views::severityColor(s), 2));
       p.setBrush(Qt::white);
       p.drawRoundedRect(QRectF(10 + s * 12, y - 5, 9, 10), 2, 2);
     }

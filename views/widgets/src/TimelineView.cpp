@@ -44,9 +44,6 @@ QColor opColor(const QString& name) {
   return QColor(0xdb, 0xe1, 0xe9);
 }
 
-QColor severityColor(int s) {
-  return s == 0 ? QColor(0xd0, 0x30, 0x30) : s == 1 ? QColor(0xd0, 0x80, 0x00) : QColor(0x30, 0x80, 0xc0);
-}
 
 QColor markColor(views::TimelineMark::Kind k) {
   switch (k) {
@@ -249,7 +246,7 @@ protected:
         p.fillRect(QRectF(geo.left + c, strip.bottom() - h, 1, h), QColor(0x9a, 0xa9, 0xbd));
       }
     for (const views::TimelineFinding& f : d.findings) {
-      p.setBrush(severityColor(f.severity));
+      p.setBrush(views::severityColor(f.severity));
       double x = overviewX(double(f.time), end);
       p.drawRect(QRectF(x - 1, strip.top(), 2.5, kOverview));
     }
@@ -374,7 +371,7 @@ protected:
     for (const views::TimelineFinding& fi : d.findings) {
       double x = geo.xOf(double(fi.time));
       double top = geo.laneTop(fi.lane);
-      QColor c = severityColor(fi.severity);
+      QColor c = views::severityColor(fi.severity);
       if (fi.blocked) {
         QRectF bar(x, top + 2, std::max(30.0, geo.width + geo.left - x), geo.laneHeight - 4);
         p.setPen(Qt::NoPen);

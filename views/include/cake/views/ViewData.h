@@ -8,6 +8,7 @@
 #include "cake/views/MemoryMap.h"
 #include "cake/views/TimelineData.h"
 
+#include <QColor>
 #include <QHash>
 #include <QString>
 #include <QStringList>
@@ -53,6 +54,10 @@ struct ViewData {
   qint64 buildMs = 0;
 };
 using ViewDataPtr = std::shared_ptr<const ViewData>;
+
+/// The colour of a finding severity in every view: int(Severity) (0 blocking red, 1 report
+/// orange, 2 hint blue); -1 or other values are hints' blue.
+QColor severityColor(int severity);
 
 /// Derives the view data of a check result (runs in the check job, never on the GUI thread).
 ViewDataPtr buildViewData(const driver::CheckResult& result);

@@ -79,9 +79,8 @@ public:
   bool exportPng(const QString& path, QString* error = nullptr) const;
   bool exportDot(const QString& path, QString* error = nullptr) const;
 
-  /// Node and item colours shared with the items.
+  /// Node colours shared with the items (finding colours: views::severityColor).
   static QColor roleColor(int role);
-  static QColor severityColor(int severity);
 
 Q_SIGNALS:
   /// A layout of the snapshot with this job id has been drawn.
