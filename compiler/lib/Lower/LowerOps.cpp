@@ -428,10 +428,9 @@ void Lowerer::opWgmma(const sema::OpInfo& op, const ir::Stmt& s) {
           AsmOperand o;
           if (aInRegs) {
             // Register A (the k-th 16-column block of the fragment): `{a0, a1, a2, a3}`.
-            b.braces = true;
-            for (std::int64_t r = 0; r < 4; ++r)
-              b.operands.push_back(viewReg(*aView, add(mul(kk, i32(4)), i32(r)), 0));
-            return b;
+            Binding regs = viewRegs(*aView, mul(kk, i32(4)), 4, 0);
+            regs.braces = true;
+            return regs;
           }
           o.constraint = 'l';
           o.value = descValue(descA, kk);
@@ -490,25 +489,13 @@ void Lowerer::opMmaSync(const sema::OpInfo& op, const ir::Stmt& s) {
       for (std::int64_t nIdx = 0; nIdx < nt; ++nIdx) {
         ExprRef ni = i32(nIdx);
         auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-          Binding bnd;
           if (slot.isOperand && slot.facet == "regs") {
-            if (slot.name == "d") {
-              bnd.output = true;
-              ExprRef first = mul(add(mul(mi, i32(nt)), ni), i32(4));
-              for (int r = 0; r < 4; ++r)
-                bnd.operands.push_back(viewReg(*d, add(first, i32(r)), '+'));
-              return bnd;
-            }
-            if (slot.name == "a") {
-              for (int r = 0; r < 4; ++r)
-                bnd.operands.push_back(viewReg(*a, add(mul(mi, i32(4)), i32(r)), 0));
-              return bnd;
-            }
-            if (slot.name == "b") {
-              for (int r = 0; r < 2; ++r)
-                bnd.operands.push_back(viewReg(*b, add(mul(ni, i32(2)), i32(r)), 0));
-              return bnd;
-            }
+            if (slot.name == "d")
+              return viewRegs(*d, mul(add(mul(mi, i32(nt)), ni), i32(4)), 4, '+');
+            if (slot.name == "a")
+              return viewRegs(*a, mul(mi, i32(4)), 4, 0);
+            if (slot.name == "b")
+              return viewRegs(*b, mul(ni, i32(2)), 2, 0);
           }
           return defaultBinding(op, slot);
         };
@@ -546,19 +533,10 @@ void Lowerer::opLdmatrix(const sema::OpInfo& op, const ir::Stmt& s) {
     ExprRef row = add(mul(blk, i32(16)), rowInBlock);
     ExprRef off = swizzle(sb, smemOffset(src, {row, kOff}));
     auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-      Binding b;
-      if (slot.isOperand && slot.name == "dst" && slot.facet == "regs") {
-        b.output = true;
-        for (int r = 0; r < 4; ++r)
-          b.operands.push_back(viewReg(*dst, add(mul(blk, i32(4)), i32(r)), '='));
-        return b;
-      }
-      if (slot.isOperand && slot.name == "src" && slot.facet == "addr") {
-        AsmOperand a;
-        a.value = smemAddress(off);
-        b.operands.push_back(a);
-        return b;
-      }
+      if (slot.isOperand && slot.name == "dst" && slot.facet == "regs")
+        return viewRegs(*dst, mul(blk, i32(4)), 4, '=');
+      if (slot.isOperand && slot.name == "src" && slot.facet == "addr")
+        return single(smemAddress(off));
       return defaultBinding(op, slot);
     };
     emitTemplate(op, bind);
@@ -586,18 +564,10 @@ void Lowerer::opStmatrix(const sema::OpInfo& op, const ir::Stmt& s) {
     ExprRef col = add(mul(blk, i32(16)), mul(udiv(m, 2), i32(8)));
     ExprRef off = swizzle(db, smemOffset(dst, {row, col}));
     auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-      Binding b;
-      if (slot.isOperand && slot.name == "src" && slot.facet == "regs") {
-        for (int r = 0; r < 4; ++r)
-          b.operands.push_back(viewReg(*src, add(mul(blk, i32(4)), i32(r)), 0));
-        return b;
-      }
-      if (slot.isOperand && slot.name == "dst" && slot.facet == "addr") {
-        AsmOperand a;
-        a.value = smemAddress(off);
-        b.operands.push_back(a);
-        return b;
-      }
+      if (slot.isOperand && slot.name == "src" && slot.facet == "regs")
+        return viewRegs(*src, mul(blk, i32(4)), 4, 0);
+      if (slot.isOperand && slot.name == "dst" && slot.facet == "addr")
+        return single(smemAddress(off));
       return defaultBinding(op, slot);
     };
     emitTemplate(op, bind);
@@ -777,19 +747,10 @@ void Lowerer::opLdShared(const sema::OpInfo& op, const ir::Stmt& s) {
   auto emitRun = [&](ExprRef firstReg, ExprRef elemInSlice, std::int64_t regs) {
     ExprRef off = swizzle(sb, smemOffset(src, {elemInSlice}));
     auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-      Binding b;
-      if (slot.isOperand && slot.facet == "regs") {
-        b.output = true;
-        for (std::int64_t r = 0; r < regs; ++r)
-          b.operands.push_back(viewReg(*v, add(firstReg, i32(r)), '='));
-        return b;
-      }
-      if (slot.isOperand && slot.facet == "addr") {
-        AsmOperand a;
-        a.value = smemAddress(off);
-        b.operands.push_back(a);
-        return b;
-      }
+      if (slot.isOperand && slot.facet == "regs")
+        return viewRegs(*v, firstReg, regs, '=');
+      if (slot.isOperand && slot.facet == "addr")
+        return single(smemAddress(off));
       return defaultBinding(op, slot);
     };
     std::string w = regs == 4 ? ".v4" : regs == 2 ? ".v2" : "";

@@ -156,6 +156,11 @@ public:
   AsmOperand regOperand(const TileView& v, ExprRef reg, char mode) const;
   /// Register `r` of the view (counted from the view's first register).
   AsmOperand viewReg(const TileView& v, ExprRef r, char mode) const;
+  /// A template binding of `count` consecutive registers of a view from register `first`
+  /// (counted like viewReg); an output unless `mode` is 0.
+  Binding viewRegs(const TileView& v, ExprRef first, std::int64_t count, char mode) const;
+  /// A template binding of one input operand (an address or a value).
+  static Binding single(ExprRef value, char constraint = 'r');
   ExprRef tmemBase(std::size_t buffer);
 
   // ---- templates ----

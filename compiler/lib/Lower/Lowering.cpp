@@ -651,6 +651,23 @@ AsmOperand Lowerer::viewReg(const TileView& v, ExprRef r, char mode) const {
   return regOperand(v, add(first, std::move(r)), mode);
 }
 
+Binding Lowerer::viewRegs(const TileView& v, ExprRef first, std::int64_t count, char mode) const {
+  Binding b;
+  b.output = mode != 0;
+  for (std::int64_t r = 0; r < count; ++r)
+    b.operands.push_back(viewReg(v, add(first, i32(r)), mode));
+  return b;
+}
+
+Binding Lowerer::single(ExprRef value, char constraint) {
+  Binding b;
+  AsmOperand a;
+  a.constraint = constraint;
+  a.value = std::move(value);
+  b.operands.push_back(a);
+  return b;
+}
+
 // ------------------------------------------------------------------------------ layouts
 
 void Lowerer::assignLayouts() {
