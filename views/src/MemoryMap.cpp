@@ -64,15 +64,8 @@ MemoryMap buildMemoryMap(const driver::CheckResult& r) {
   map.target = QString::fromStdString(m.targetName);
   map.limit = res.smemLimit > 0 ? res.smemLimit : (m.target ? m.target->limit("smem_per_cta_bytes") : 0);
   map.buffersEnd = m.smemBytes();
-  std::int64_t barrierElements = 0;
-  for (const sema::BarrierInfo& b : m.barriers)
-    if (!b.named)
-      barrierElements += b.size;
-  bool anyTmem = std::any_of(m.buffers.begin(), m.buffers.end(),
-                             [](const sema::BufferInfo& b) { return b.space == ir::Space::Tmem; });
-  // The same placement the resource analysis assumes: 8-byte mbarriers (and the TMEM base
-  // address slot) after the buffers.
-  map.barrierBytes = r.verification.ran ? res.smemBarriers : barrierElements * 8 + (anyTmem ? 8 : 0);
+  // The same placement the resource analysis and lowering use: derived words after the buffers.
+  map.barrierBytes = m.derivedSmemBytes();
   qint64 barrierStart = ((map.buffersEnd + 7) / 8) * 8;
   map.total = r.verification.ran ? res.smemTotal : barrierStart + map.barrierBytes;
 

@@ -69,4 +69,14 @@ std::int64_t KernelModel::smemBytes() const {
   return top;
 }
 
+std::int64_t KernelModel::derivedSmemBytes() const {
+  std::int64_t bytes = 0;
+  for (const BarrierInfo& b : barriers)
+    if (!b.named)
+      bytes += 8 * b.size;
+  bool tmem = std::any_of(buffers.begin(), buffers.end(),
+                          [](const BufferInfo& b) { return b.space == ir::Space::Tmem; });
+  return bytes + (tmem ? 8 : 0);
+}
+
 } // namespace cake::sema

@@ -34,15 +34,8 @@ void checkResources(Context& ctx) {
   res.threads = m.threadsPerCta();
 
   // --- shared memory -------------------------------------------------------------------------
-  std::int64_t barrierElements = 0;
-  for (const sema::BarrierInfo& b : m.barriers)
-    if (!b.named)
-      barrierElements += b.size;
-  bool anyTmem = std::any_of(m.buffers.begin(), m.buffers.end(),
-                             [](const sema::BufferInfo& b) { return b.space == ir::Space::Tmem; });
   res.smemBuffers = m.smemBytes();
-  // Lowering places 8-byte mbarriers (and the 4-byte TMEM base address) after the buffers.
-  res.smemBarriers = barrierElements * 8 + (anyTmem ? 8 : 0);
+  res.smemBarriers = m.derivedSmemBytes();
   res.smemTotal = ((res.smemBuffers + 7) / 8) * 8 + res.smemBarriers;
   res.smemLimit = t ? t->limit("smem_per_cta_bytes") : 0;
   if (t && res.smemTotal > res.smemLimit) {

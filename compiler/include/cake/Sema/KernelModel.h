@@ -172,6 +172,10 @@ struct KernelModel {
   std::int64_t threadsPerCta() const { return warpsPerCta() * 32; }
   /// Highest byte used by shared-memory buffers (stages included).
   std::int64_t smemBytes() const;
+  /// Shared memory that lowering places after the buffers (authors never write it): one
+  /// 8-byte word per mbarrier element and, when the kernel uses TMEM, the 8-byte slot that
+  /// receives the TMEM base address.
+  std::int64_t derivedSmemBytes() const;
 };
 
 } // namespace cake::sema
