@@ -5,6 +5,8 @@
 #include "Lowerer.h"
 
 #include <cstring>
+#include <map>
+#include <tuple>
 
 namespace cake::lower::detail {
 
@@ -402,14 +404,10 @@ void Lowerer::emitMerged(const std::function<void()>& body) {
       append(std::move(p));
     return;
   }
-  auto sameOutput = [](const AsmOperand& a, const AsmOperand& b) {
-    if (a.var != b.var || a.constraint != b.constraint)
-      return false;
-    if (!a.index || !b.index)
-      return !a.index && !b.index;
-    auto x = constantValue(*a.index), y = constantValue(*b.index);
-    return x && y && *x == *y;
-  };
+  // Outputs naming the same register element (the accumulator of consecutive MMAs) are one
+  // operand: keyed by variable, constraint and constant index (a run-time index never
+  // matches another).
+  std::map<std::tuple<int, char, bool, std::int64_t>, int> outputIndex;
   Stmt merged;
   merged.kind = Stmt::Kind::Asm;
   merged.memory = false;
@@ -417,11 +415,18 @@ void Lowerer::emitMerged(const std::function<void()>& body) {
   for (std::size_t k = 0; k < asms.size(); ++k) {
     merged.memory |= asms[k]->memory;
     for (const AsmOperand& o : asms[k]->outputs) {
+      std::optional<std::int64_t> index;
+      if (o.index)
+        index = constantValue(*o.index);
+      bool keyed = !o.index || index;
+      auto key = std::make_tuple(o.var, o.constraint, o.index != nullptr, index.value_or(0));
       int found = -1;
-      for (std::size_t j = 0; j < merged.outputs.size(); ++j)
-        if (sameOutput(merged.outputs[j], o))
-          found = static_cast<int>(j);
+      if (keyed)
+        if (auto it = outputIndex.find(key); it != outputIndex.end())
+          found = it->second;
       if (found < 0) {
+        if (keyed)
+          outputIndex[key] = static_cast<int>(merged.outputs.size());
         found = static_cast<int>(merged.outputs.size());
         merged.outputs.push_back(o);
       } else if (o.mode == '+') {

@@ -24,7 +24,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -68,6 +71,93 @@ void initTarget() {
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
+}
+
+/// Register arrays LLVM only ever sees as opaque inline-PTX operands: every read of an element
+/// is an inline-PTX operand, the argument of a PTX-only pure function assigned to a variable,
+/// or a plain copy, and every write is an inline-PTX result, a constant, a PTX-only pure
+/// function or a copy of another such array. Such an array (a wgmma accumulator and its packed bf16 copy) is declared
+/// as named PTX registers (`%cake_acc_0..63`) that the inline PTX references by name, instead
+/// of SSA values threaded through every asm statement: no 64-operand tied asm calls, no
+/// loop-carried phis and extractvalues LLVM cannot optimise anyway (ptxas allocates the
+/// registers either way), and PTX that names the Cake fragment.
+std::vector<char> ptxResidentArrays(const Program& p) {
+  std::vector<char> resident(p.vars.size(), 0);
+  for (std::size_t v = 0; v < p.vars.size(); ++v) {
+    const Var& var = p.vars[v];
+    resident[v] = var.count > 0 && !var.loopVar &&
+                  (var.ty == Ty::F32 || var.ty == Ty::U32 || var.ty == Ty::I32);
+  }
+  // Marks arrays read anywhere in `e` (an LLVM computation) as not resident; `direct`: `e`
+  // itself is in an operand position where a named register may stand.
+  bool changed = false;
+  std::function<void(const ExprRef&, bool)> reads = [&](const ExprRef& e, bool direct) {
+    if (!e)
+      return;
+    if (e->kind == Expr::Kind::Var && e->var >= 0 && !direct &&
+        resident[static_cast<std::size_t>(e->var)]) {
+      resident[static_cast<std::size_t>(e->var)] = 0;
+      changed = true;
+    }
+    for (const ExprRef& a : e->args)
+      reads(a, false); // register indices and operands of LLVM arithmetic
+  };
+  std::function<void(const Block&)> walk = [&](const Block& b) {
+    for (const Stmt& s : b) {
+      switch (s.kind) {
+      case Stmt::Kind::Assign: {
+        reads(s.index, false);
+        const Expr& v = *s.value;
+        bool ptxOnly = false;
+        if (v.kind == Expr::Kind::Call) {
+          const PureFunction* f = findPureFunction(v.name);
+          ptxOnly = f && f->nvvmIntrinsic.empty();
+          for (const ExprRef& a : v.args)
+            reads(a, ptxOnly);
+        } else {
+          reads(s.value, true);
+        }
+        // A value LLVM computes stays an SSA value (a named register would only add a move).
+        bool ptxWrite = ptxOnly || v.kind == Expr::Kind::Const || v.kind == Expr::Kind::FConst ||
+                        (v.kind == Expr::Kind::Var && v.var >= 0 &&
+                         resident[static_cast<std::size_t>(v.var)]);
+        if (!ptxWrite && s.var >= 0 && resident[static_cast<std::size_t>(s.var)]) {
+          resident[static_cast<std::size_t>(s.var)] = 0;
+          changed = true;
+        }
+        break;
+      }
+      case Stmt::Kind::Asm:
+        for (const AsmOperand& o : s.outputs)
+          reads(o.index, false);
+        for (const AsmOperand& in : s.inputs)
+          reads(in.value, in.constraint != 'n');
+        break;
+      default:
+        for (const AsmOperand& o : s.outputs)
+          reads(o.index, false), reads(o.value, false);
+        for (const AsmOperand& in : s.inputs)
+          reads(in.value, false);
+        break;
+      }
+      for (const ExprRef* e : {&s.cond, &s.begin, &s.end, &s.step})
+        reads(*e, false);
+      if (s.kind == Stmt::Kind::Intrin)
+        for (const AsmOperand& o : s.outputs)
+          if (resident[static_cast<std::size_t>(o.var)]) {
+            resident[static_cast<std::size_t>(o.var)] = 0;
+            changed = true;
+          }
+      walk(s.body);
+      walk(s.elseBody);
+    }
+  };
+  // Copies make residency depend on other arrays: iterate to the fixpoint.
+  do {
+    changed = false;
+    walk(p.body);
+  } while (changed);
+  return resident;
 }
 
 class Builder {
@@ -150,6 +240,7 @@ public:
       m_vals[v].assign(static_cast<std::size_t>(var.count ? var.count : 1),
                        Ref{llvm::Constant::getNullValue(type(var.ty)), -1});
     }
+    declareResidentArrays();
     if (!block(m_p.body, error))
       return false;
     m_b.CreateRetVoid();
@@ -159,6 +250,50 @@ public:
   }
 
 private:
+  /// Declares the PTX-resident register arrays (ptxResidentArrays) once, at function scope:
+  /// `.reg .f32 %cake_acc_<64>;` names %cake_acc_0 .. %cake_acc_63.
+  void declareResidentArrays() {
+    m_resident = ptxResidentArrays(m_p);
+    m_regPrefix.assign(m_p.vars.size(), {});
+    std::string decl;
+    std::map<std::string, int> taken;
+    for (std::size_t v = 0; v < m_p.vars.size(); ++v) {
+      if (!m_resident[v])
+        continue;
+      const Var& var = m_p.vars[v];
+      std::string base = "cake_";
+      for (char c : var.name)
+        base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      // Digits follow the last '_', so distinct bases never spell the same register; equal
+      // names (arrays of different scopes) get the variable index.
+      if (taken[base]++)
+        base += "_v" + std::to_string(v);
+      m_regPrefix[v] = "%" + base + "_";
+      decl += std::string(decl.empty() ? "" : "\n") + ".reg ." +
+              (var.ty == Ty::F32 ? "f32" : "b32") + " " + m_regPrefix[v] + "<" +
+              std::to_string(var.count) + ">;";
+    }
+    if (decl.empty())
+      return;
+    auto* fty = llvm::FunctionType::get(m_b.getVoidTy(), false);
+    llvm::CallInst* c = m_b.CreateCall(fty, llvm::InlineAsm::get(fty, decl, "", true));
+    // A second copy of the declarations would be a redefinition error in ptxas.
+    c->addFnAttr(llvm::Attribute::NoDuplicate);
+    c->setDoesNotThrow();
+  }
+
+  bool resident(int var) const {
+    return var >= 0 && m_resident[static_cast<std::size_t>(var)];
+  }
+  bool residentRead(const ExprRef& e) const {
+    return e && e->kind == Expr::Kind::Var && resident(e->var);
+  }
+  /// The named PTX register of an element of a resident array ("" on error).
+  std::string regName(int var, const ExprRef& index, std::string& error) {
+    long el = element(var, index, error);
+    return el < 0 ? std::string() : m_regPrefix[static_cast<std::size_t>(var)] + std::to_string(el);
+  }
+
   llvm::Type* type(Ty ty) {
     switch (ty) {
     case Ty::Pred:
@@ -323,6 +458,11 @@ private:
         m_touchBound = true;
         return it->second;
       }
+      if (resident(e.var)) {
+        error = "internal: register array '" + m_p.vars[e.var].name +
+                "' lives in named PTX registers but an LLVM expression reads it";
+        return nullptr;
+      }
       long i = element(e.var, e.args.empty() ? nullptr : e.args[0], error);
       if (i < 0)
         return nullptr;
@@ -481,7 +621,124 @@ private:
     return out;
   }
 
+  /// Inline PTX whose operands may name elements of resident arrays: those operands become the
+  /// registers' names in the text, the others are renumbered.
   bool asmStmt(const Stmt& s, std::string& error) {
+    std::size_t n = s.outputs.size() + s.inputs.size();
+    std::vector<std::string> subst(n);
+    bool any = false;
+    for (std::size_t i = 0; i < s.outputs.size(); ++i)
+      if (resident(s.outputs[i].var)) {
+        subst[i] = regName(s.outputs[i].var, s.outputs[i].index, error);
+        if (subst[i].empty())
+          return false;
+        any = true;
+      }
+    for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+      const ExprRef& v = s.inputs[j].value;
+      if (residentRead(v)) {
+        subst[s.outputs.size() + j] = regName(v->var, v->args.empty() ? nullptr : v->args[0], error);
+        if (subst[s.outputs.size() + j].empty())
+          return false;
+        any = true;
+      }
+    }
+    if (!any)
+      return emitAsm(s, error);
+    Stmt t;
+    t.kind = Stmt::Kind::Asm;
+    t.line = s.line;
+    t.column = s.column;
+    t.memory = s.memory;
+    int next = 0;
+    for (std::size_t i = 0; i < s.outputs.size(); ++i)
+      if (subst[i].empty()) {
+        subst[i] = "%" + std::to_string(next++);
+        t.outputs.push_back(s.outputs[i]);
+      }
+    for (std::size_t j = 0; j < s.inputs.size(); ++j)
+      if (subst[s.outputs.size() + j].empty()) {
+        subst[s.outputs.size() + j] = "%" + std::to_string(next++);
+        t.inputs.push_back(s.inputs[j]);
+      }
+    for (std::size_t i = 0; i < s.text.size(); ++i) {
+      if (s.text[i] == '%' && i + 1 < s.text.size() &&
+          std::isdigit(static_cast<unsigned char>(s.text[i + 1]))) {
+        std::size_t j = i + 1, k = 0;
+        while (j < s.text.size() && std::isdigit(static_cast<unsigned char>(s.text[j])))
+          k = k * 10 + static_cast<std::size_t>(s.text[j++] - '0');
+        if (k < n) {
+          t.text += subst[k];
+          i = j - 1;
+          continue;
+        }
+      }
+      t.text += s.text[i];
+    }
+    return emitAsm(t, error);
+  }
+
+  /// An assignment that writes a resident array or reads one (a copy, or the argument of a
+  /// PTX-only pure function) is inline PTX on the named registers.
+  bool assign(const Stmt& s, std::string& error) {
+    const Expr& val = *s.value;
+    const PureFunction* f = val.kind == Expr::Kind::Call ? findPureFunction(val.name) : nullptr;
+    bool ptxCall = f && f->nvvmIntrinsic.empty();
+    bool argRead = ptxCall && std::any_of(val.args.begin(), val.args.end(),
+                                          [&](const ExprRef& a) { return residentRead(a); });
+    if (!resident(s.var) && !argRead && !residentRead(s.value)) {
+      llvm::Value* v = expr(val, error);
+      if (!v)
+        return false;
+      long el = element(s.var, s.index, error);
+      if (el < 0)
+        return false;
+      m_vals[s.var][static_cast<std::size_t>(el)] =
+          Ref{convertTo(v, val.ty, m_p.vars[s.var].ty), -1};
+      invalidate();
+      return true;
+    }
+    bool f32 = m_p.vars[s.var].ty == Ty::F32;
+    Stmt a;
+    a.kind = Stmt::Kind::Asm;
+    a.line = s.line;
+    a.column = s.column;
+    a.memory = false;
+    AsmOperand out;
+    out.var = s.var;
+    out.index = s.index;
+    out.constraint = f32 ? 'f' : 'r';
+    a.outputs.push_back(out);
+    if (ptxCall && (argRead || resident(s.var))) {
+      a.text = std::string(f->ptx);
+      for (std::size_t i = 0; i < val.args.size(); ++i) {
+        AsmOperand in;
+        in.constraint = i < f->args.size() && f->args[i] == Ty::F32 ? 'f' : 'r';
+        in.value = val.args[i];
+        a.inputs.push_back(in);
+      }
+    } else if (val.kind == Expr::Kind::FConst || val.kind == Expr::Kind::Const) {
+      char imm[32];
+      if (val.kind == Expr::Kind::FConst) {
+        float fv = val.fvalue;
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, &fv, sizeof bits);
+        std::snprintf(imm, sizeof imm, "0f%08X", bits);
+      } else {
+        std::snprintf(imm, sizeof imm, "%lld", static_cast<long long>(val.value));
+      }
+      a.text = std::string(f32 ? "mov.f32" : "mov.b32") + " %0, " + imm + ";";
+    } else {
+      AsmOperand in;
+      in.constraint = f32 ? 'f' : 'r';
+      in.value = s.value;
+      a.inputs.push_back(in);
+      a.text = std::string(f32 ? "mov.f32" : "mov.b32") + " %0, %1;";
+    }
+    return asmStmt(a, error);
+  }
+
+  bool emitAsm(const Stmt& s, std::string& error) {
     std::vector<llvm::Type*> outTys, inTys;
     std::vector<llvm::Value*> ins;
     std::string cons;
@@ -542,8 +799,13 @@ private:
               ") for: " + s.text;
       return false;
     }
-    auto* ia = llvm::InlineAsm::get(fty, asmText(s.text), cons, true);
+    std::string text = asmText(s.text);
+    bool operandFree = ins.empty() && outTys.empty() && s.line != 0;
+    if (operandFree)
+      text = mergeWithPrevious(text, cons, s);
+    auto* ia = llvm::InlineAsm::get(fty, text, cons, true);
     llvm::CallInst* callInst = m_b.CreateCall(fty, ia, ins);
+    m_lastFree = operandFree ? Located{callInst, s.line, s.column} : Located{};
     // .sync.aligned warp / warpgroup instructions must not be moved across divergent control
     // flow (as clang marks inline asm in CUDA); PTX never unwinds.
     callInst->setConvergent();
@@ -561,6 +823,25 @@ private:
     if (!s.outputs.empty())
       invalidate();
     return true;
+  }
+
+  /// Operand-free inline PTX of one source operation directly after another (the 64 moves of
+  /// a fill, the conversions of a cast on named registers) becomes one asm statement: the
+  /// previous one is removed and its text returned in front of `text`.
+  std::string mergeWithPrevious(const std::string& text, const std::string& cons,
+                                const Stmt& s) {
+    llvm::BasicBlock* bb = m_b.GetInsertBlock();
+    if (!m_lastFree.call || !bb || bb->empty() || &bb->back() != m_lastFree.call ||
+        m_b.GetInsertPoint() != bb->end() || m_lastFree.line != s.line ||
+        m_lastFree.column != s.column)
+      return text;
+    llvm::CallInst* prev = m_lastFree.call;
+    auto* ia = llvm::cast<llvm::InlineAsm>(prev->getCalledOperand());
+    if (ia->getConstraintString() != cons)
+      return text;
+    std::string merged = ia->getAsmString() + "\n" + text;
+    prev->eraseFromParent();
+    return merged;
   }
 
   bool intrinStmt(const Stmt& s, std::string& error) {
@@ -588,7 +869,7 @@ private:
   }
 
   /// Variables a block may assign (loop-carried values need a phi in the loop header).
-  static void modifiedBy(const Block& b, std::vector<char>& out) {
+  void modifiedBy(const Block& b, std::vector<char>& out) const {
     for (const Stmt& s : b) {
       if (s.kind == Stmt::Kind::Assign)
         out[static_cast<std::size_t>(s.var)] = 1;
@@ -599,6 +880,10 @@ private:
       modifiedBy(s.body, out);
       modifiedBy(s.elseBody, out);
     }
+    // Named PTX registers are not SSA values: no phis.
+    for (std::size_t v = 0; v < out.size(); ++v)
+      if (m_resident[v])
+        out[v] = 0;
   }
 
   void location(const Stmt& s) {
@@ -630,18 +915,8 @@ private:
           r = Ref{llvm::Constant::getNullValue(type(m_p.vars[static_cast<std::size_t>(v)].ty)), -1};
       return true;
     }
-    case Stmt::Kind::Assign: {
-      llvm::Value* v = expr(*s.value, error);
-      if (!v)
-        return false;
-      long el = element(s.var, s.index, error);
-      if (el < 0)
-        return false;
-      m_vals[s.var][static_cast<std::size_t>(el)] =
-          Ref{convertTo(v, s.value->ty, m_p.vars[s.var].ty), -1};
-      invalidate();
-      return true;
-    }
+    case Stmt::Kind::Assign:
+      return assign(s, error);
     case Stmt::Kind::Asm:
       return asmStmt(s, error);
     case Stmt::Kind::Intrin:
@@ -793,6 +1068,13 @@ private:
   };
   std::vector<std::vector<Ref>> m_vals;
   std::vector<Loop> m_loops;
+  std::vector<char> m_resident;
+  std::vector<std::string> m_regPrefix;
+  struct Located {
+    llvm::CallInst* call = nullptr;
+    std::uint32_t line = 0, column = 0;
+  };
+  Located m_lastFree; ///< the last operand-free asm statement (a merge candidate)
 
   llvm::Value* resolve(std::size_t v, std::size_t i) {
     Ref& r = m_vals[v][i];
