@@ -6,6 +6,7 @@
 
 #include "cake/Lower/CudaEmitter.h"
 #include "cake/Lower/Lowering.h"
+#include "cake/Lower/ThreadProgram.h"
 #include "cake/Lower/Toolchain.h"
 #include "cake/Support/StringUtil.h"
 
@@ -176,6 +177,57 @@ private Q_SLOTS:
     QCOMPARE(lower::tcgen05InstrDescriptor(ir::DType::F16, ir::DType::F16, ir::DType::F16, 64, 8,
                                            true, true),
              std::uint32_t((1u << 15) | (1u << 16) | (1u << 17) | (4u << 24)));
+  }
+
+  // The factored swizzle (row part + column bytes XOR per-row bits) must give exactly the
+  // address Swizzle<B, 4, 3> gives on the whole offset, for every element, with or without
+  // stages, on atom- and span-aligned buffers, and fall back where rows are wider than a span.
+  void swizzledOffsets_data() {
+    QTest::addColumn<int>("mask");
+    QTest::addColumn<int>("elemBytes");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("cols");
+    QTest::addColumn<int>("offset");
+    QTest::addColumn<bool>("staged");
+    QTest::newRow("128B bf16 rows, atom-aligned") << 7 << 2 << 64 << 64 << 131072 << true;
+    QTest::newRow("128B bf16, span-aligned only") << 7 << 2 << 16 << 64 << 128 << true;
+    QTest::newRow("128B f32 half rows") << 7 << 4 << 16 << 16 << 2048 << false;
+    QTest::newRow("128B rows wider than a span") << 7 << 2 << 8 << 128 << 1024 << true;
+    QTest::newRow("64B bf16 rows") << 3 << 2 << 32 << 32 << 512 << true;
+    QTest::newRow("64B, not atom-aligned") << 3 << 2 << 16 << 32 << 192 << true;
+    QTest::newRow("32B f32 rows") << 1 << 4 << 16 << 8 << 256 << true;
+    QTest::newRow("no swizzle") << 0 << 2 << 8 << 48 << 96 << true;
+  }
+  void swizzledOffsets() {
+    QFETCH(int, mask);
+    QFETCH(int, elemBytes);
+    QFETCH(int, rows);
+    QFETCH(int, cols);
+    QFETCH(int, offset);
+    QFETCH(bool, staged);
+    lower::SmemLayout l;
+    l.name = "SMEM_T";
+    l.offset = offset;
+    l.elemBytes = elemBytes;
+    l.shape = {rows, cols};
+    l.stageBytes = std::int64_t(rows) * cols * elemBytes;
+    l.swizzleMask = mask;
+    int checked = 0;
+    for (int st = 0; st < (staged ? 3 : 1); ++st)
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+          auto e = lower::swizzledSmemOffset(l, staged ? lower::ex::i32(st) : nullptr,
+                                             {lower::ex::i32(r), lower::ex::i32(c)});
+          std::int64_t off = offset + st * l.stageBytes + (std::int64_t(r) * cols + c) * elemBytes;
+          std::int64_t want = off ^ (((off >> 7) & mask) << 4);
+          auto got = lower::ex::constantValue(*e);
+          QVERIFY(got);
+          if (*got != want)
+            QFAIL(qPrintable(QStringLiteral("stage %1 row %2 col %3: %4, want %5")
+                                 .arg(st).arg(r).arg(c).arg(*got).arg(want)));
+          ++checked;
+        }
+    QCOMPARE(checked, (staged ? 3 : 1) * rows * cols);
   }
 
   void fragmentLayouts() {

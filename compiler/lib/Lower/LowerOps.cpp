@@ -415,6 +415,18 @@ void Lowerer::opWgmma(const sema::OpInfo& op, const ir::Stmt& s) {
     return bin(Op::Or, named(d.name, static_cast<std::int64_t>(d.bits), Ty::U64),
                convert(enc, Ty::U64));
   };
+  // Later K steps advance the first descriptor's start-address field (bits 0..13, address / 16)
+  // as CUTLASS's descriptor iterator does: shared-memory addresses stay below 2^18, so the
+  // field never carries into the strides.
+  ExprRef descA0 = aInRegs ? nullptr : descValue(descA, i32(0));
+  ExprRef descB0 = descValue(descB, i32(0));
+  auto descAt = [&](const Desc& d, const ExprRef& d0, std::int64_t kstep) {
+    if (kstep == 0)
+      return d0;
+    if (d.step % 16 != 0)
+      return descValue(d, i32(kstep));
+    return add(d0, u64(kstep * d.step / 16));
+  };
   emitMerged([&] {
     for (std::int64_t kstep = 0; kstep < ksteps; ++kstep) {
       ExprRef kk = i32(kstep);
@@ -433,14 +445,14 @@ void Lowerer::opWgmma(const sema::OpInfo& op, const ir::Stmt& s) {
             return regs;
           }
           o.constraint = 'l';
-          o.value = descValue(descA, kk);
+          o.value = descAt(descA, descA0, kstep);
           b.operands.push_back(o);
           return b;
         }
         if (slot.isOperand && slot.name == "b" && slot.facet == "desc") {
           AsmOperand o;
           o.constraint = 'l';
-          o.value = descValue(descB, kk);
+          o.value = descAt(descB, descB0, kstep);
           b.operands.push_back(o);
           return b;
         }
@@ -516,7 +528,6 @@ void Lowerer::opLdmatrix(const sema::OpInfo& op, const ir::Stmt& s) {
     return;
   }
   Slice src = slice(s.operands[1], op.operands[1]);
-  const sema::BufferInfo& sb = m_model.buffers[src.buffer];
   ExprRef lane = var(m_p, m_role.lane);
   std::int64_t rows = dst->layout.rows;
   if (dst->layout.kind != Layout::MmaA && dst->layout.kind != Layout::MmaB) {
@@ -531,7 +542,7 @@ void Lowerer::opLdmatrix(const sema::OpInfo& op, const ir::Stmt& s) {
   ExprRef kOff = isA ? mul(udiv(lane, 16), i32(8)) : mul(umod(udiv(lane, 8), 2), i32(8));
   repeat("blk", rows / 16, [&](ExprRef blk) {
     ExprRef row = add(mul(blk, i32(16)), rowInBlock);
-    ExprRef off = swizzle(sb, smemOffset(src, {row, kOff}));
+    ExprRef off = swizzledOffset(src, {row, kOff});
     auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
       if (slot.isOperand && slot.name == "dst" && slot.facet == "regs")
         return viewRegs(*dst, mul(blk, i32(4)), 4, '=');
@@ -553,7 +564,6 @@ void Lowerer::opStmatrix(const sema::OpInfo& op, const ir::Stmt& s) {
     return;
   }
   Slice dst = slice(s.operands[0], op.operands[0]);
-  const sema::BufferInfo& db = m_model.buffers[dst.buffer];
   ExprRef lane = var(m_p, m_role.lane);
   ExprRef w = umod(var(m_p, m_role.warp), 4);
   // Matrix m = lane / 8 of a 16x16 block: (rows 0-7 | 8-15) x (cols 0-7 | 8-15) in the order
@@ -562,7 +572,7 @@ void Lowerer::opStmatrix(const sema::OpInfo& op, const ir::Stmt& s) {
   ExprRef row = add(add(mul(w, i32(16)), mul(umod(m, 2), i32(8))), umod(lane, 8));
   repeat("blk", src->layout.cols / 16, [&](ExprRef blk) {
     ExprRef col = add(mul(blk, i32(16)), mul(udiv(m, 2), i32(8)));
-    ExprRef off = swizzle(db, smemOffset(dst, {row, col}));
+    ExprRef off = swizzledOffset(dst, {row, col});
     auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
       if (slot.isOperand && slot.name == "src" && slot.facet == "regs")
         return viewRegs(*src, mul(blk, i32(4)), 4, 0);
@@ -599,7 +609,7 @@ void Lowerer::opCpAsync(const sema::OpInfo& op, const ir::Stmt& s) {
     ExprRef id = add(mul(c, i32(threads)), var(m_p, m_role.tid));
     ExprRef row = udiv(id, perRow);
     ExprRef col = mul(umod(id, perRow), i32(chunk / eb));
-    ExprRef dOff = swizzle(db, smemOffset(dst, {row, col}));
+    ExprRef dOff = swizzledOffset(dst, {row, col});
     auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
       Binding b;
       if (slot.isOperand && slot.facet == "addr") {
@@ -745,7 +755,7 @@ void Lowerer::opLdShared(const sema::OpInfo& op, const ir::Stmt& s) {
     return;
   }
   auto emitRun = [&](ExprRef firstReg, ExprRef elemInSlice, std::int64_t regs) {
-    ExprRef off = swizzle(sb, smemOffset(src, {elemInSlice}));
+    ExprRef off = swizzledOffset(src, {elemInSlice});
     auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
       if (slot.isOperand && slot.facet == "regs")
         return viewRegs(*v, firstReg, regs, '=');

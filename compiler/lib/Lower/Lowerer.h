@@ -139,8 +139,9 @@ public:
   /// Byte offset (U32) of an element of a shared-memory slice, unswizzled, relative to the
   /// start of dynamic shared memory. `rel` has one coordinate per kept dimension.
   ExprRef smemOffset(const Slice& s, const std::vector<ExprRef>& rel);
-  /// Applies the buffer's swizzle to a byte offset.
-  ExprRef swizzle(const sema::BufferInfo& b, ExprRef offset);
+  /// Byte offset (U32) of an element of a shared-memory slice with the buffer's swizzle
+  /// applied (swizzledSmemOffset).
+  ExprRef swizzledOffset(const Slice& s, const std::vector<ExprRef>& rel);
   ExprRef smemAddress(ExprRef offset);
   ExprRef globalAddress(const Slice& s, const std::vector<ExprRef>& rel);
   ExprRef barrierAddress(const ir::Operand& o, const sema::OperandInfo& info,

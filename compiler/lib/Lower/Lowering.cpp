@@ -450,15 +450,26 @@ ExprRef Lowerer::smemOffset(const Slice& s, const std::vector<ExprRef>& rel) {
   return convert(off, Ty::U32);
 }
 
-ExprRef Lowerer::swizzle(const sema::BufferInfo& b, ExprRef offset) {
-  // Swizzle<B, 4, 3>: the 16-byte chunk index (bits 4..) is XORed with bits 7.. of the byte
-  // offset, B = 3 / 2 / 1 bits for 128B / 64B / 32B. Buffers start on the swizzle atom
-  // (checked by the verifier), so absolute offsets swizzle exactly like the TMA unit does.
-  std::int64_t mask = b.swizzle == "128B" ? 7 : b.swizzle == "64B" ? 3 : b.swizzle == "32B" ? 1 : 0;
-  if (!mask)
-    return offset;
-  ExprRef bits = bin(Op::And, bin(Op::Shr, offset, u32(7)), u32(mask));
-  return bin(Op::Xor, offset, bin(Op::Shl, bits, u32(4)));
+ExprRef Lowerer::swizzledOffset(const Slice& s, const std::vector<ExprRef>& rel) {
+  const sema::BufferInfo& b = m_model.buffers[s.buffer];
+  SmemLayout l;
+  l.name = "SMEM_" + upper(b.name);
+  l.offset = b.offset;
+  l.stageBytes = b.stageBytes();
+  l.elemBytes = elemBytes(b.dtype);
+  l.shape = b.shape;
+  l.swizzleMask = b.swizzle == "128B" ? 7 : b.swizzle == "64B" ? 3 : b.swizzle == "32B" ? 1 : 0;
+  l.offsetExpr = named(l.name, l.offset);
+  if (s.stage)
+    l.stageBytesExpr = named(l.name + "_STAGE_BYTES", l.stageBytes);
+  std::vector<ExprRef> coord(b.shape.size());
+  std::size_t k = 0;
+  for (std::size_t d = 0; d < b.shape.size(); ++d) {
+    coord[d] = s.start[d];
+    if (s.kept[d] && k < rel.size())
+      coord[d] = add(coord[d], rel[k++]);
+  }
+  return swizzledSmemOffset(l, s.stage, coord);
 }
 
 ExprRef Lowerer::smemAddress(ExprRef offset) {

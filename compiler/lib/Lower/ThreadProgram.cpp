@@ -387,6 +387,72 @@ const PureFunction* findPureFunction(std::string_view name) {
   return nullptr;
 }
 
+ExprRef swizzledSmemOffset(const SmemLayout& l, const ExprRef& stage,
+                           const std::vector<ExprRef>& coord) {
+  using namespace ex;
+  std::size_t dims = l.shape.size();
+  std::vector<std::int64_t> strides(dims);
+  std::int64_t stride = l.elemBytes;
+  for (std::size_t d = dims; d-- > 0;) {
+    strides[d] = stride;
+    stride *= l.shape[d];
+  }
+  ExprRef base = l.offsetExpr ? l.offsetExpr : named(l.name, l.offset);
+  if (stage)
+    base = add(base, mul(stage, l.stageBytesExpr ? l.stageBytesExpr
+                                                 : named(l.name + "_STAGE_BYTES", l.stageBytes)));
+  auto whole = [&] {
+    ExprRef off = base;
+    for (std::size_t d = 0; d < dims; ++d)
+      off = add(off, mul(coord[d], i32(strides[d])));
+    return convert(off, Ty::U32);
+  };
+  std::int64_t mask = l.swizzleMask;
+  if (!mask)
+    return whole();
+  // Swizzle<B, 4, 3> XORs the chunk bits 4..(4 + B) with bits 7.. of the offset.
+  auto swizzle = [&](ExprRef off) {
+    ExprRef bits = bin(Op::And, bin(Op::Shr, off, u32(7)), u32(mask));
+    return bin(Op::Xor, off, bin(Op::Shl, bits, u32(4)));
+  };
+  // With rows of at most one span (128 / 64 / 32 bytes) on span boundaries, the offset is
+  // rowPart + col, col < span, so swizzle(rowPart + col) = rowPart + (col ^ bits(rowPart)):
+  // the XOR only touches bits below the span, and no carry reaches bit 7.
+  std::int64_t span = (mask + 1) * 16, atom = (mask + 1) * 128;
+  std::size_t last = dims - 1;
+  bool spans = dims > 0 && l.shape[last] * l.elemBytes <= span && l.offset % span == 0 &&
+               (!stage || l.stageBytes % span == 0);
+  for (std::size_t d = 0; spans && d < last; ++d)
+    spans = strides[d] % span == 0;
+  if (!spans)
+    return swizzle(whole());
+  ExprRef rows, rowUnits; // sum of coord * stride, and of coord * stride / 128
+  bool units = true;
+  for (std::size_t d = 0; d < last; ++d) {
+    ExprRef term = mul(coord[d], i32(strides[d]));
+    rows = rows ? add(rows, term) : term;
+    units = units && strides[d] % 128 == 0;
+    if (units) {
+      ExprRef u = mul(coord[d], i32(strides[d] / 128));
+      rowUnits = rowUnits ? add(rowUnits, u) : u;
+    }
+  }
+  ExprRef rowPart = rows ? add(base, rows) : base;
+  // Buffer and stage offsets that are multiples of the atom (8 spans) do not change the bits.
+  bool atomAligned = l.offset % atom == 0 && (!stage || l.stageBytes % atom == 0);
+  ExprRef bits;
+  if (!atomAligned)
+    bits = bin(Op::And, bin(Op::Shr, convert(rowPart, Ty::U32), u32(7)), u32(mask));
+  else if (rows && units)
+    bits = bin(Op::And, convert(rowUnits, Ty::U32), u32(mask));
+  else if (rows)
+    bits = bin(Op::And, bin(Op::Shr, convert(rows, Ty::U32), u32(7)), u32(mask));
+  ExprRef col = convert(mul(coord[last], i32(l.elemBytes)), Ty::U32);
+  if (bits)
+    col = bin(Op::Xor, col, bin(Op::Shl, bits, u32(4)));
+  return add(convert(rowPart, Ty::U32), col);
+}
+
 namespace ex {
 ExprRef call(std::string_view fn, std::vector<ExprRef> args) {
   const PureFunction* f = findPureFunction(fn);

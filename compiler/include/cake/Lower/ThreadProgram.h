@@ -206,6 +206,26 @@ void mergeGuards(Block& block);
 /// its own, the evidence a register budget is judged against.
 Program isolateRole(const Program& program, const std::string& role, std::int64_t threads);
 
+/// A shared-memory buffer as addressing sees it.
+struct SmemLayout {
+  std::string name; ///< named constant of its offset (`SMEM_A_S`; `<name>_STAGE_BYTES`)
+  std::int64_t offset = 0;
+  std::int64_t stageBytes = 0;
+  std::int64_t elemBytes = 1;
+  std::vector<std::int64_t> shape;
+  /// Swizzle<B, 4, 3> mask: 7 (128B), 3 (64B), 1 (32B), 0 (none).
+  std::int64_t swizzleMask = 0;
+  /// The expressions of `offset` and `stageBytes` (default: constants named after `name`).
+  ExprRef offsetExpr, stageBytesExpr;
+};
+/// Byte offset (U32) of element `coord` of stage `stage` (null: unstaged) of a buffer, with the
+/// buffer's swizzle applied to the whole offset as the TMA unit does. Where every row is at
+/// most one swizzle span and rows, stages and the buffer start on span boundaries, the
+/// row part and the column bytes are kept apart (same address, fewer operations; buffer and
+/// stage offsets drop out of the XOR bits when they are multiples of the swizzle atom).
+ExprRef swizzledSmemOffset(const SmemLayout& l, const ExprRef& stage,
+                           const std::vector<ExprRef>& coord);
+
 // ---- builders --------------------------------------------------------------------------------
 namespace ex {
 ExprRef i32(std::int64_t v);
