@@ -243,6 +243,7 @@ public:
     declareResidentArrays();
     if (!block(m_p.body, error))
       return false;
+    flushAsm();
     m_b.CreateRetVoid();
     if (m_di)
       m_di->finalize();
@@ -624,6 +625,13 @@ private:
   /// Inline PTX whose operands may name elements of resident arrays: those operands become the
   /// registers' names in the text, the others are renumbered.
   bool asmStmt(const Stmt& s, std::string& error) {
+    bool free = s.line != 0;
+    for (const AsmOperand& o : s.outputs)
+      free = free && resident(o.var);
+    for (const AsmOperand& in : s.inputs)
+      free = free && residentRead(in.value);
+    if (!free)
+      flushAsm();
     std::size_t n = s.outputs.size() + s.inputs.size();
     std::vector<std::string> subst(n);
     bool any = false;
@@ -687,6 +695,7 @@ private:
     bool argRead = ptxCall && std::any_of(val.args.begin(), val.args.end(),
                                           [&](const ExprRef& a) { return residentRead(a); });
     if (!resident(s.var) && !argRead && !residentRead(s.value)) {
+      flushAsm();
       llvm::Value* v = expr(val, error);
       if (!v)
         return false;
@@ -739,6 +748,11 @@ private:
   }
 
   bool emitAsm(const Stmt& s, std::string& error) {
+    if (s.outputs.empty() && s.inputs.empty() && s.line != 0) {
+      pendAsm(asmText(s.text), s.memory ? "~{memory}" : "", s.line, s.column);
+      return true;
+    }
+    flushAsm();
     std::vector<llvm::Type*> outTys, inTys;
     std::vector<llvm::Value*> ins;
     std::string cons;
@@ -799,13 +813,8 @@ private:
               ") for: " + s.text;
       return false;
     }
-    std::string text = asmText(s.text);
-    bool operandFree = ins.empty() && outTys.empty() && s.line != 0;
-    if (operandFree)
-      text = mergeWithPrevious(text, cons, s);
-    auto* ia = llvm::InlineAsm::get(fty, text, cons, true);
+    auto* ia = llvm::InlineAsm::get(fty, asmText(s.text), cons, true);
     llvm::CallInst* callInst = m_b.CreateCall(fty, ia, ins);
-    m_lastFree = operandFree ? Located{callInst, s.line, s.column} : Located{};
     // .sync.aligned warp / warpgroup instructions must not be moved across divergent control
     // flow (as clang marks inline asm in CUDA); PTX never unwinds.
     callInst->setConvergent();
@@ -825,23 +834,38 @@ private:
     return true;
   }
 
-  /// Operand-free inline PTX of one source operation directly after another (the 64 moves of
-  /// a fill, the conversions of a cast on named registers) becomes one asm statement: the
-  /// previous one is removed and its text returned in front of `text`.
-  std::string mergeWithPrevious(const std::string& text, const std::string& cons,
-                                const Stmt& s) {
-    llvm::BasicBlock* bb = m_b.GetInsertBlock();
-    if (!m_lastFree.call || !bb || bb->empty() || &bb->back() != m_lastFree.call ||
-        m_b.GetInsertPoint() != bb->end() || m_lastFree.line != s.line ||
-        m_lastFree.column != s.column)
-      return text;
-    llvm::CallInst* prev = m_lastFree.call;
-    auto* ia = llvm::cast<llvm::InlineAsm>(prev->getCalledOperand());
-    if (ia->getConstraintString() != cons)
-      return text;
-    std::string merged = ia->getAsmString() + "\n" + text;
-    prev->eraseFromParent();
-    return merged;
+  /// Operand-free inline PTX of one source operation (the moves of a fill, the conversions of
+  /// a cast on named registers) is collected and emitted as one asm statement when anything
+  /// else is emitted (flushAsm).
+  void pendAsm(const std::string& text, const char* cons, std::uint32_t line,
+               std::uint32_t column) {
+    if (m_pending.active && (m_pending.line != line || m_pending.column != column ||
+                             m_pending.cons != cons || m_pending.bb != m_b.GetInsertBlock()))
+      flushAsm();
+    if (!m_pending.active) {
+      m_pending.active = true;
+      m_pending.text.clear();
+      m_pending.cons = cons;
+      m_pending.line = line;
+      m_pending.column = column;
+      m_pending.bb = m_b.GetInsertBlock();
+      m_pending.loc = m_b.getCurrentDebugLocation();
+    } else {
+      m_pending.text += '\n';
+    }
+    m_pending.text += text;
+  }
+
+  void flushAsm() {
+    if (!m_pending.active)
+      return;
+    m_pending.active = false;
+    auto* fty = llvm::FunctionType::get(m_b.getVoidTy(), false);
+    llvm::CallInst* c =
+        m_b.CreateCall(fty, llvm::InlineAsm::get(fty, m_pending.text, m_pending.cons, true));
+    c->setDebugLoc(m_pending.loc);
+    c->setConvergent();
+    c->setDoesNotThrow();
   }
 
   bool intrinStmt(const Stmt& s, std::string& error) {
@@ -900,6 +924,10 @@ private:
   }
 
   bool stmt(const Stmt& s, std::string& error) {
+    // Everything but assignments and inline PTX (which decide themselves) and statements
+    // that emit nothing themselves ends a run of pending operand-free PTX.
+    if (s.kind == Stmt::Kind::If || s.kind == Stmt::Kind::For || s.kind == Stmt::Kind::Intrin)
+      flushAsm();
     if (s.kind != Stmt::Kind::Comment && s.kind != Stmt::Kind::Scope && s.line)
       location(s);
     switch (s.kind) {
@@ -935,6 +963,7 @@ private:
       m_b.SetInsertPoint(thenBB);
       if (!block(s.body, error))
         return false;
+      flushAsm();
       m_b.CreateBr(join);
       llvm::BasicBlock* thenEnd = m_b.GetInsertBlock();
       auto afterThen = std::move(m_vals);
@@ -944,6 +973,7 @@ private:
         m_b.SetInsertPoint(elseBB);
         if (!block(s.elseBody, error))
           return false;
+        flushAsm();
         m_b.CreateBr(join);
         otherEnd = m_b.GetInsertBlock();
       }
@@ -998,6 +1028,7 @@ private:
       m_b.SetInsertPoint(body);
       if (!block(s.body, error))
         return false;
+      flushAsm();
       llvm::Value* step = expr(*s.step, error);
       if (!step)
         return false;
@@ -1070,11 +1101,14 @@ private:
   std::vector<Loop> m_loops;
   std::vector<char> m_resident;
   std::vector<std::string> m_regPrefix;
-  struct Located {
-    llvm::CallInst* call = nullptr;
+  struct Pending {
+    bool active = false;
+    std::string text, cons;
     std::uint32_t line = 0, column = 0;
+    llvm::BasicBlock* bb = nullptr;
+    llvm::DebugLoc loc;
   };
-  Located m_lastFree; ///< the last operand-free asm statement (a merge candidate)
+  Pending m_pending; ///< operand-free inline PTX not emitted yet (pendAsm)
 
   llvm::Value* resolve(std::size_t v, std::size_t i) {
     Ref& r = m_vals[v][i];
