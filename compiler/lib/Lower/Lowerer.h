@@ -184,6 +184,8 @@ public:
   void lowerLoop(const ir::Stmt& s);
   void advancePipeline(const std::string& pipeline);
   bool loopNeedsUnroll(const ir::Stmt& s) const;
+  /// A constant loop of at most 4 operations in all (iterations x body): unrolled.
+  bool smallLoop(const ir::Stmt& loop, const sema::LoopInfo& info) const;
   void lowerOp(const ir::Stmt& s);
 
   // ---- operations (LowerOps.cpp) ----

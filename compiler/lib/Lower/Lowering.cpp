@@ -810,6 +810,23 @@ void Lowerer::recordFragment(std::size_t b) {
 
 // ------------------------------------------------------------------------------ structure
 
+bool Lowerer::smallLoop(const ir::Stmt& loop, const sema::LoopInfo& info) const {
+  // A loop of a few iterations over a few operations (the two epilogue halves of a tile) is
+  // unrolled as O3's full unroller would: no loop for the middle end to canonicalise, and
+  // ptxas sees straight-line code. (The middle end's own unrollers do not run: lowering
+  // decides what is unrolled.)
+  std::int64_t trip = info.end - info.begin;
+  if (trip < 1 || trip > 4)
+    return false;
+  std::int64_t ops = 0;
+  for (const ir::StmtPtr& st : loop.body) {
+    if (st->kind == ir::StmtKind::For)
+      return false;
+    ops += st->kind == ir::StmtKind::Op;
+  }
+  return ops * trip <= 4;
+}
+
 bool Lowerer::loopNeedsUnroll(const ir::Stmt& loop) const {
   // A loop variable that selects registers must be a compile-time value: registers cannot be
   // indexed at run time without spilling the fragment to local memory.
@@ -917,7 +934,7 @@ void Lowerer::lowerLoop(const ir::Stmt& s) {
   const ir::Expr& rangeExpr = *s.loopRange;
   ExprRef begin = rangeExpr.children.size() == 2 ? lowerExpr(*rangeExpr.children[0]) : i32(0);
   ExprRef end = rangeExpr.children.size() == 2 ? lowerExpr(*rangeExpr.children[1]) : i32(0);
-  if (loopNeedsUnroll(s)) {
+  if (loopNeedsUnroll(s) || smallLoop(s, *info)) {
     repeat(info->var, info->end - info->begin, [&](ExprRef i) {
       m_role.loopExprs[info->var] = add(i32(info->begin), i);
       walk(s.body);
