@@ -130,8 +130,18 @@ std::vector<char> ptxResidentArrays(const Program& p) {
       case Stmt::Kind::Asm:
         for (const AsmOperand& o : s.outputs)
           reads(o.index, false);
-        for (const AsmOperand& in : s.inputs)
+        for (const AsmOperand& in : s.inputs) {
+          // A PTX-only function of elements is PTX in front of the statement (fuseCalls).
+          const PureFunction* f =
+              in.value && in.value->kind == Expr::Kind::Call ? findPureFunction(in.value->name)
+                                                             : nullptr;
+          if (f && f->nvvmIntrinsic.empty() && in.constraint != 'n') {
+            for (const ExprRef& a : in.value->args)
+              reads(a, true);
+            continue;
+          }
           reads(in.value, in.constraint != 'n');
+        }
         break;
       default:
         for (const AsmOperand& o : s.outputs)
@@ -622,9 +632,91 @@ private:
     return out;
   }
 
+  /// `text` with every operand reference %k (k < subst.size()) replaced by subst[k].
+  static std::string substituteOperands(const std::string& text,
+                                        const std::vector<std::string>& subst) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '%' && i + 1 < text.size() &&
+          std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
+        std::size_t j = i + 1, k = 0;
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])))
+          k = k * 10 + static_cast<std::size_t>(text[j++] - '0');
+        if (k < subst.size()) {
+          out += subst[k];
+          i = j - 1;
+          continue;
+        }
+      }
+      out += text[i];
+    }
+    return out;
+  }
+
+  /// A PTX-only pure function of at least one resident element, as an operand.
+  const PureFunction* residentCall(const ExprRef& e) const {
+    if (!e || e->kind != Expr::Kind::Call)
+      return nullptr;
+    const PureFunction* f = findPureFunction(e->name);
+    if (!f || !f->nvvmIntrinsic.empty())
+      return nullptr;
+    for (const ExprRef& a : e->args)
+      if (residentRead(a))
+        return f;
+    return nullptr;
+  }
+
+  /// Inline PTX with an operand that is a PTX-only function of resident elements (the packed
+  /// bf16 pair an epilogue stores): the function's PTX is placed in front, into a scoped
+  /// temporary register, and its arguments become operands.
+  bool fuseCalls(const Stmt& s, std::string& error) {
+    std::size_t nout = s.outputs.size();
+    Stmt t;
+    t.kind = Stmt::Kind::Asm;
+    t.line = s.line;
+    t.column = s.column;
+    t.memory = s.memory;
+    t.outputs = s.outputs;
+    std::vector<std::string> subst(nout + s.inputs.size());
+    for (std::size_t i = 0; i < nout; ++i)
+      subst[i] = "%" + std::to_string(i);
+    std::vector<std::size_t> fused;
+    for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+      if (residentCall(s.inputs[j].value)) {
+        fused.push_back(j);
+        subst[nout + j] = "cake_t" + std::to_string(j);
+        continue;
+      }
+      subst[nout + j] = "%" + std::to_string(nout + t.inputs.size());
+      t.inputs.push_back(s.inputs[j]);
+    }
+    std::string pre = "{\n";
+    for (std::size_t j : fused) {
+      const Expr& call = *s.inputs[j].value;
+      const PureFunction* f = findPureFunction(call.name);
+      std::vector<std::string> fs(call.args.size() + 1);
+      fs[0] = subst[nout + j];
+      for (std::size_t a = 0; a < call.args.size(); ++a) {
+        fs[a + 1] = "%" + std::to_string(nout + t.inputs.size());
+        AsmOperand in;
+        in.constraint = a < f->args.size() && f->args[a] == Ty::F32 ? 'f' : 'r';
+        in.value = call.args[a];
+        t.inputs.push_back(in);
+      }
+      pre += std::string(".reg .") + (f->result == Ty::F32 ? "f32 " : "b32 ") + fs[0] + ";\n" +
+             substituteOperands(std::string(f->ptx), fs) + "\n";
+    }
+    t.text = pre + substituteOperands(s.text, subst) + "\n}";
+    return asmStmt(t, error);
+  }
+
   /// Inline PTX whose operands may name elements of resident arrays: those operands become the
   /// registers' names in the text, the others are renumbered.
   bool asmStmt(const Stmt& s, std::string& error) {
+    for (const AsmOperand& in : s.inputs)
+      if (residentCall(in.value))
+        return fuseCalls(s, error);
     bool free = s.line != 0;
     for (const AsmOperand& o : s.outputs)
       free = free && resident(o.var);
@@ -669,20 +761,7 @@ private:
         subst[s.outputs.size() + j] = "%" + std::to_string(next++);
         t.inputs.push_back(s.inputs[j]);
       }
-    for (std::size_t i = 0; i < s.text.size(); ++i) {
-      if (s.text[i] == '%' && i + 1 < s.text.size() &&
-          std::isdigit(static_cast<unsigned char>(s.text[i + 1]))) {
-        std::size_t j = i + 1, k = 0;
-        while (j < s.text.size() && std::isdigit(static_cast<unsigned char>(s.text[j])))
-          k = k * 10 + static_cast<std::size_t>(s.text[j++] - '0');
-        if (k < n) {
-          t.text += subst[k];
-          i = j - 1;
-          continue;
-        }
-      }
-      t.text += s.text[i];
-    }
+    t.text = substituteOperands(s.text, subst);
     return emitAsm(t, error);
   }
 
