@@ -11,6 +11,9 @@
 #include "cake/Support/StringUtil.h"
 
 #include <QtTest>
+#include <random>
+#include <functional>
+#include <array>
 
 using namespace cake;
 
@@ -228,6 +231,136 @@ private Q_SLOTS:
           ++checked;
         }
     QCOMPARE(checked, (staged ? 3 : 1) * rows * cols);
+  }
+
+  // Address splitting rests on affineForm: for random integer expressions over variables,
+  // a bound (unrolled) loop variable and constants, with the types lowering uses (I32 sums
+  // sign-extended into 64-bit global addresses, U32 shared-memory offsets with XOR and shift
+  // atoms), sum(coefficient * atom) + constant must equal the expression, modulo its width.
+  void affineForms() {
+    lower::Program p;
+    for (lower::Ty t : {lower::Ty::I32, lower::Ty::I32, lower::Ty::U32, lower::Ty::I32}) {
+      lower::Var v;
+      v.name = "v" + std::to_string(p.vars.size());
+      v.ty = t;
+      p.vars.push_back(v);
+    }
+    const int boundVar = 3;
+    std::mt19937 rng(12345);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+    using lower::ExprRef;
+    using lower::Op;
+    using lower::Ty;
+    namespace ex = lower::ex;
+    std::function<ExprRef(Ty, int)> gen = [&](Ty ty, int depth) -> ExprRef {
+      bool is64 = ty == Ty::I64 || ty == Ty::U64;
+      if (depth == 0 || pick(5) == 0) {
+        if (is64)
+          return ex::convert(gen(pick(2) ? Ty::I32 : Ty::U32, depth), ty);
+        switch (pick(4)) {
+        case 0:
+          return ex::convert(ex::i32(pick(64)), ty);
+        case 1:
+          return ex::convert(ex::var(p, pick(2)), ty);
+        case 2:
+          return ex::convert(ex::var(p, 2), ty);
+        default:
+          return ex::convert(ex::var(p, boundVar), ty);
+        }
+      }
+      ExprRef a = gen(ty, depth - 1);
+      switch (pick(8)) {
+      case 0:
+      case 1:
+        return ex::bin(Op::Add, a, gen(ty, depth - 1));
+      case 2:
+        return ex::bin(Op::Sub, a, gen(ty, depth - 1));
+      case 3:
+        return ex::bin(Op::Mul, a, ex::convert(ex::i32(1 + pick(16)), ty));
+      case 4:
+        return ex::bin(Op::Shl, a, ex::convert(ex::i32(pick(5)), ty));
+      case 5:
+        return ex::bin(Op::Xor, a, ex::convert(ex::i32(pick(128)), ty));
+      case 6:
+        return ex::bin(Op::Shr, a, ex::convert(ex::i32(1 + pick(4)), ty));
+      default:
+        return ex::un(Op::Neg, a);
+      }
+    };
+    std::int64_t vals[4] = {0, 0, 0, 0};
+    auto wrap = [](std::int64_t v, Ty t) -> std::int64_t {
+      switch (t) {
+      case Ty::I32:
+        return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+      case Ty::U32:
+        return static_cast<std::uint32_t>(v);
+      default:
+        return v;
+      }
+    };
+    std::function<std::int64_t(const lower::Expr&)> eval = [&](const lower::Expr& e) {
+      switch (e.kind) {
+      case lower::Expr::Kind::Const:
+        return wrap(e.value, e.ty);
+      case lower::Expr::Kind::Var:
+        return wrap(vals[e.var], e.ty);
+      case lower::Expr::Kind::Convert:
+        return wrap(eval(*e.args[0]), e.ty);
+      case lower::Expr::Kind::Unary:
+        return wrap(-eval(*e.args[0]), e.ty);
+      default: {
+        std::int64_t x = eval(*e.args[0]), y = eval(*e.args[1]);
+        switch (e.op) {
+        case Op::Add:
+          return wrap(x + y, e.ty);
+        case Op::Sub:
+          return wrap(x - y, e.ty);
+        case Op::Mul:
+          return wrap(x * y, e.ty);
+        case Op::Shl:
+          return wrap(x << y, e.ty);
+        case Op::Xor:
+          return wrap(x ^ y, e.ty);
+        default: // Shr: arithmetic on signed types, logical on unsigned
+          return wrap(e.ty == Ty::I32 || e.ty == Ty::I64 ? x >> y
+                                                          : static_cast<std::int64_t>(
+                                                                static_cast<std::uint64_t>(x) >> y),
+                      e.ty);
+        }
+      }
+      }
+    };
+    int split = 0;
+    for (int iter = 0; iter < 4000; ++iter) {
+      Ty ty = std::array<Ty, 3>{Ty::I32, Ty::U32, Ty::I64}[static_cast<std::size_t>(pick(3))];
+      ExprRef e = gen(ty, 1 + pick(4));
+      std::int64_t bound = pick(8);
+      auto form = lower::affineForm(*e, [&](int v) -> std::optional<std::int64_t> {
+        if (v == boundVar)
+          return bound;
+        return std::nullopt;
+      });
+      QVERIFY(form);
+      split += !form->terms.empty() && form->constant != 0;
+      for (int trial = 0; trial < 4; ++trial) {
+        vals[0] = pick(1000);
+        vals[1] = pick(1000);
+        vals[2] = pick(1000);
+        vals[boundVar] = bound;
+        std::int64_t want = eval(*e);
+        std::int64_t got = form->constant;
+        for (const lower::AffineTerm& t : form->terms) {
+          std::int64_t a = eval(*t.atom);
+          if (t.sext)
+            a = static_cast<std::int32_t>(static_cast<std::uint32_t>(a));
+          got += t.coeff * a;
+        }
+        if (wrap(got, ty) != want)
+          QFAIL(qPrintable(QStringLiteral("iteration %1: affine form gives %2, the expression %3")
+                               .arg(iter).arg(wrap(got, ty)).arg(want)));
+      }
+    }
+    QVERIFY(split > 500); // the test exercises base + constant splits
   }
 
   void fragmentLayouts() {

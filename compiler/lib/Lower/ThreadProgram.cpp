@@ -453,6 +453,131 @@ ExprRef swizzledSmemOffset(const SmemLayout& l, const ExprRef& stage,
   return add(convert(rowPart, Ty::U32), col);
 }
 
+std::string exprKey(const Expr& e, const BoundValues& bound) {
+  std::string k;
+  switch (e.kind) {
+  case Expr::Kind::Const:
+    return "#" + std::to_string(e.value);
+  case Expr::Kind::FConst:
+    return "f" + std::to_string(e.fvalue);
+  case Expr::Kind::Var:
+    if (e.args.empty())
+      if (std::optional<std::int64_t> v = bound ? bound(e.var) : std::nullopt)
+        return "#" + std::to_string(*v);
+    k = "v" + std::to_string(e.var);
+    break;
+  case Expr::Kind::Param:
+    return "p" + std::to_string(e.var);
+  case Expr::Kind::Special:
+    return "s" + std::to_string(static_cast<int>(e.special));
+  case Expr::Kind::Call:
+    k = "@" + e.name;
+    break;
+  default:
+    k = std::to_string(static_cast<int>(e.kind)) + "." + std::to_string(static_cast<int>(e.op)) +
+        "." + std::to_string(static_cast<int>(e.ty));
+    break;
+  }
+  k += "(";
+  for (const ExprRef& a : e.args)
+    k += exprKey(*a, bound) + ",";
+  return k + ")";
+}
+
+namespace {
+
+struct AffineBuilder {
+  const BoundValues& bound;
+  AffineForm form;
+
+  static bool fits(std::int64_t v) {
+    return v > -(std::int64_t(1) << 40) && v < (std::int64_t(1) << 40);
+  }
+
+  bool atom(const Expr& e, std::int64_t scale, bool sext) {
+    std::string key = exprKey(e, bound) + (sext ? "/s" : "");
+    for (AffineTerm& t : form.terms)
+      if (t.key == key) {
+        t.coeff += scale;
+        return fits(t.coeff);
+      }
+    form.terms.push_back({key, &e, scale, sext});
+    return true;
+  }
+
+  bool constant(std::int64_t v, std::int64_t scale) {
+    form.constant += scale * v;
+    return fits(form.constant);
+  }
+
+  /// Adds scale * e.
+  bool add(const Expr& e, std::int64_t scale, bool sext, int depth) {
+    if (!fits(scale) || depth > 32)
+      return false;
+    switch (e.kind) {
+    case Expr::Kind::Const:
+      return constant(e.value, scale);
+    case Expr::Kind::Var:
+      if (e.args.empty())
+        if (std::optional<std::int64_t> v = bound ? bound(e.var) : std::nullopt)
+          return constant(*v, scale);
+      return atom(e, scale, sext);
+    case Expr::Kind::Convert: {
+      Ty from = e.args[0]->ty, to = e.ty;
+      if (isInteger(from) && isInteger(to) && bitWidth(from) == bitWidth(to))
+        return add(*e.args[0], scale, sext, depth + 1);
+      if (from == Ty::I32 && bitWidth(to) == 64 && !sext)
+        return add(*e.args[0], scale, true, depth + 1);
+      return atom(e, scale, sext);
+    }
+    case Expr::Kind::Unary:
+      if (e.op == Op::Neg && isInteger(e.ty))
+        return add(*e.args[0], -scale, sext, depth + 1);
+      return atom(e, scale, sext);
+    case Expr::Kind::Binary: {
+      const Expr& a = *e.args[0];
+      const Expr& b = *e.args[1];
+      if (!isInteger(a.ty) || !isInteger(b.ty) || bitWidth(a.ty) != bitWidth(b.ty))
+        return atom(e, scale, sext);
+      if (e.op == Op::Add)
+        return add(a, scale, sext, depth + 1) && add(b, scale, sext, depth + 1);
+      if (e.op == Op::Sub)
+        return add(a, scale, sext, depth + 1) && add(b, -scale, sext, depth + 1);
+      if (e.op == Op::Mul || e.op == Op::Shl) {
+        AffineBuilder k{bound, {}};
+        if (!k.add(b, 1, false, depth + 1))
+          return false;
+        if (!k.form.terms.empty())
+          return atom(e, scale, sext);
+        std::int64_t factor = k.form.constant;
+        if (e.op == Op::Shl) {
+          if (factor < 0 || factor > 40)
+            return atom(e, scale, sext);
+          factor = std::int64_t(1) << factor;
+        }
+        if (!fits(scale * factor))
+          return false;
+        return add(a, scale * factor, sext, depth + 1);
+      }
+      return atom(e, scale, sext);
+    }
+    default:
+      return atom(e, scale, sext);
+    }
+  }
+};
+
+} // namespace
+
+std::optional<AffineForm> affineForm(const Expr& e, const BoundValues& bound) {
+  AffineBuilder b{bound, {}};
+  if (!b.add(e, 1, false, 0))
+    return std::nullopt;
+  // Terms that cancelled out are dropped.
+  std::erase_if(b.form.terms, [](const AffineTerm& t) { return t.coeff == 0; });
+  return std::move(b.form);
+}
+
 namespace ex {
 ExprRef call(std::string_view fn, std::vector<ExprRef> args) {
   const PureFunction* f = findPureFunction(fn);

@@ -435,6 +435,7 @@ private:
       return compute(e, error);
     if (m_b.GetInsertBlock() != m_cacheBlock) {
       m_cache.clear();
+      m_atoms.clear();
       m_cacheBlock = m_b.GetInsertBlock();
     }
     if (auto it = m_cache.find(&e); it != m_cache.end()) {
@@ -451,7 +452,10 @@ private:
     return v;
   }
 
-  void invalidate() { m_cache.clear(); }
+  void invalidate() {
+    m_cache.clear();
+    m_atoms.clear();
+  }
   void invalidateBound() {
     for (auto it = m_cache.begin(); it != m_cache.end();)
       it = it->second.second ? m_cache.erase(it) : std::next(it);
@@ -826,6 +830,84 @@ private:
     return asmStmt(a, error);
   }
 
+  // ---- address operands: a shared base register and an immediate offset ----------------
+  //
+  // Inline PTX hides its addresses from LLVM, so LLVM cannot fold their constant parts into
+  // the instruction as it does for loads and stores. An operand used only as `[%k]` is split
+  // into an affine base (coefficients times atoms: variables, hardware values, non-linear
+  // subexpressions) and a constant: `[%k+C]`. Statements whose addresses differ by constants
+  // (the stores of an epilogue, the A and B stages, the full and empty barriers of a slot)
+  // then share one base value. Integer arithmetic follows C (signed overflow does not happen),
+  // so a sign extension distributes over a signed sum; unsigned widening stays an atom.
+  /// The base of an affine address, built from its terms (atoms shared by canonical text).
+  llvm::Value* materialize(const AffineForm& a, llvm::Type* ty, std::string& error) {
+    llvm::Value* sum = nullptr;
+    for (const AffineTerm& t : a.terms) {
+      if (t.coeff == 0)
+        continue;
+      llvm::Value* v;
+      std::string key = t.key + ":" + std::to_string(ty->getIntegerBitWidth());
+      if (auto it = m_atoms.find(key); it != m_atoms.end()) {
+        v = it->second;
+      } else {
+        v = expr(*t.atom, error);
+        if (!v)
+          return nullptr;
+        if (v->getType()->isIntegerTy() && v->getType() != ty)
+          v = t.sext ? m_b.CreateSExtOrTrunc(v, ty) : m_b.CreateZExtOrTrunc(v, ty);
+        m_atoms[key] = v;
+      }
+      if (t.coeff != 1) {
+        std::uint64_t c = static_cast<std::uint64_t>(t.coeff);
+        v = t.coeff > 0 && llvm::isPowerOf2_64(c) ? m_b.CreateShl(v, llvm::Log2_64(c))
+                                                  : m_b.CreateMul(v, llvm::ConstantInt::get(ty, c));
+      }
+      sum = sum ? m_b.CreateAdd(sum, v) : v;
+    }
+    return sum;
+  }
+
+  /// For an input used only as `[%k]`: its base value, and the text with `[%k+C]`.
+  llvm::Value* addressOperand(const Stmt& s, std::size_t k, const AsmOperand& in,
+                              std::string& text, std::string& error) {
+    if (in.constraint != 'r' && in.constraint != 'l')
+      return nullptr;
+    std::string ref = "%" + std::to_string(k);
+    std::string bracketed = "[" + ref + "]";
+    std::size_t uses = 0, brackets = 0;
+    for (std::size_t p = text.find(ref); p != std::string::npos; p = text.find(ref, p + 1)) {
+      std::size_t end = p + ref.size();
+      if (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])))
+        continue; // %1 inside %12
+      ++uses;
+      brackets += p > 0 && text[p - 1] == '[' && end < text.size() && text[end] == ']';
+    }
+    if (uses == 0 || uses != brackets)
+      return nullptr;
+    std::optional<AffineForm> form = affineForm(*in.value, [&](int var) -> std::optional<std::int64_t> {
+      if (auto it = m_bound.find(var); it != m_bound.end())
+        return llvm::cast<llvm::ConstantInt>(it->second)->getSExtValue();
+      return std::nullopt;
+    });
+    // A zero offset still takes the shared base (the first store of an epilogue).
+    if (!form || form->terms.empty() || form->constant < 0 ||
+        form->constant >= (std::int64_t(1) << 31))
+      return nullptr;
+    const AffineForm& a = *form;
+    (void)s;
+    llvm::Type* ty = in.constraint == 'l' ? m_b.getInt64Ty() : m_b.getInt32Ty();
+    llvm::Value* base = materialize(a, ty, error);
+    if (!base)
+      return nullptr;
+    if (a.constant == 0)
+      return base;
+    std::string with = "[" + ref + "+" + std::to_string(a.constant) + "]";
+    for (std::size_t p = text.find(bracketed); p != std::string::npos;
+         p = text.find(bracketed, p + with.size()))
+      text.replace(p, bracketed.size(), with);
+    return base;
+  }
+
   bool emitAsm(const Stmt& s, std::string& error) {
     if (s.outputs.empty() && s.inputs.empty() && s.line != 0) {
       pendAsm(asmText(s.text), s.memory ? "~{memory}" : "", s.line, s.column);
@@ -835,6 +917,7 @@ private:
     std::vector<llvm::Type*> outTys, inTys;
     std::vector<llvm::Value*> ins;
     std::string cons;
+    std::string text = s.text;
     auto add = [&](const std::string& c) { cons += (cons.empty() ? "" : ",") + c; };
     std::vector<std::size_t> tied;
     for (std::size_t i = 0; i < s.outputs.size(); ++i) {
@@ -844,7 +927,16 @@ private:
       if (o.mode == '+')
         tied.push_back(i);
     }
-    for (const AsmOperand& in : s.inputs) {
+    for (std::size_t j = 0; j < s.inputs.size(); ++j) {
+      const AsmOperand& in = s.inputs[j];
+      if (llvm::Value* base = addressOperand(s, s.outputs.size() + j, in, text, error)) {
+        add(std::string(1, in.constraint));
+        ins.push_back(base);
+        inTys.push_back(base->getType());
+        continue;
+      }
+      if (!error.empty())
+        return false;
       llvm::Value* v = expr(*in.value, error);
       if (!v)
         return false;
@@ -892,7 +984,7 @@ private:
               ") for: " + s.text;
       return false;
     }
-    auto* ia = llvm::InlineAsm::get(fty, asmText(s.text), cons, true);
+    auto* ia = llvm::InlineAsm::get(fty, asmText(text), cons, true);
     llvm::CallInst* callInst = m_b.CreateCall(fty, ia, ins);
     // .sync.aligned warp / warpgroup instructions must not be moved across divergent control
     // flow (as clang marks inline asm in CUDA); PTX never unwinds.
@@ -1236,6 +1328,8 @@ private:
   int m_sealing = -1;
   std::map<int, llvm::Value*> m_bound;
   std::unordered_map<const Expr*, std::pair<llvm::Value*, bool>> m_cache;
+  /// Atoms of address bases by canonical text (same validity as m_cache).
+  std::unordered_map<std::string, llvm::Value*> m_atoms;
   llvm::BasicBlock* m_cacheBlock = nullptr;
   bool m_touchBound = false;
 };

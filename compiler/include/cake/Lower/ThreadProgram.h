@@ -8,6 +8,7 @@
 #include "cake/IR/Types.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -225,6 +226,29 @@ struct SmemLayout {
 /// stage offsets drop out of the XOR bits when they are multiples of the swizzle atom).
 ExprRef swizzledSmemOffset(const SmemLayout& l, const ExprRef& stage,
                            const std::vector<ExprRef>& coord);
+
+/// An integer expression as a sum of coefficients times atoms (variables, hardware values,
+/// non-linear subexpressions) plus a constant, for splitting an address into a base register
+/// and an immediate offset. Integer arithmetic follows C: signed overflow does not happen, so
+/// a sign extension (I32 -> 64 bits) distributes over a signed sum; other widenings, and
+/// everything that is not +, -, negation, or * / << by a constant, are atoms.
+struct AffineTerm {
+  std::string key;       ///< canonical text of the atom (equal atoms share one term)
+  const Expr* atom = nullptr;
+  std::int64_t coeff = 0;
+  bool sext = false; ///< the atom is sign-extended from 32 bits to the expression's width
+};
+struct AffineForm {
+  std::vector<AffineTerm> terms;
+  std::int64_t constant = 0;
+};
+/// Loop variables bound to compile-time values (unrolled loops), by variable index.
+using BoundValues = std::function<std::optional<std::int64_t>(int var)>;
+/// The affine form of `e` (nullopt when a coefficient grows beyond 2^40).
+std::optional<AffineForm> affineForm(const Expr& e, const BoundValues& bound);
+/// Canonical text of an expression: structurally equal expressions (with the same bound
+/// values) have equal keys.
+std::string exprKey(const Expr& e, const BoundValues& bound);
 
 // ---- builders --------------------------------------------------------------------------------
 namespace ex {
