@@ -11,9 +11,9 @@
 #include "cake/Support/StringUtil.h"
 
 #include <QtTest>
-#include <random>
-#include <functional>
 #include <array>
+#include <functional>
+#include <random>
 
 using namespace cake;
 
@@ -227,7 +227,11 @@ private Q_SLOTS:
           QVERIFY(got);
           if (*got != want)
             QFAIL(qPrintable(QStringLiteral("stage %1 row %2 col %3: %4, want %5")
-                                 .arg(st).arg(r).arg(c).arg(*got).arg(want)));
+                                 .arg(st)
+                                 .arg(r)
+                                 .arg(c)
+                                 .arg(*got)
+                                 .arg(want)));
           ++checked;
         }
     QCOMPARE(checked, (staged ? 3 : 1) * rows * cols);
@@ -322,9 +326,9 @@ private Q_SLOTS:
         case Op::Xor:
           return wrap(x ^ y, e.ty);
         default: // Shr: arithmetic on signed types, logical on unsigned
-          return wrap(e.ty == Ty::I32 || e.ty == Ty::I64 ? x >> y
-                                                          : static_cast<std::int64_t>(
-                                                                static_cast<std::uint64_t>(x) >> y),
+          return wrap(e.ty == Ty::I32 || e.ty == Ty::I64
+                          ? x >> y
+                          : static_cast<std::int64_t>(static_cast<std::uint64_t>(x) >> y),
                       e.ty);
         }
       }
@@ -357,7 +361,9 @@ private Q_SLOTS:
         }
         if (wrap(got, ty) != want)
           QFAIL(qPrintable(QStringLiteral("iteration %1: affine form gives %2, the expression %3")
-                               .arg(iter).arg(wrap(got, ty)).arg(want)));
+                               .arg(iter)
+                               .arg(wrap(got, ty))
+                               .arg(want)));
       }
     }
     QVERIFY(split > 500); // the test exercises base + constant splits

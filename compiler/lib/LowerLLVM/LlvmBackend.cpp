@@ -76,10 +76,10 @@ void initTarget() {
 /// Register arrays LLVM only ever sees as opaque inline-PTX operands: every read of an element
 /// is an inline-PTX operand, the argument of a PTX-only pure function assigned to a variable,
 /// or a plain copy, and every write is an inline-PTX result, a constant, a PTX-only pure
-/// function or a copy of another such array. Such an array (a wgmma accumulator and its packed bf16 copy) is declared
-/// as named PTX registers (`%cake_acc_0..63`) that the inline PTX references by name, instead
-/// of SSA values threaded through every asm statement: no 64-operand tied asm calls, no
-/// loop-carried phis and extractvalues LLVM cannot optimise anyway (ptxas allocates the
+/// function or a copy of another such array. Such an array (a wgmma accumulator and its packed bf16
+/// copy) is declared as named PTX registers (`%cake_acc_0..63`) that the inline PTX references by
+/// name, instead of SSA values threaded through every asm statement: no 64-operand tied asm calls,
+/// no loop-carried phis and extractvalues LLVM cannot optimise anyway (ptxas allocates the
 /// registers either way), and PTX that names the Cake fragment.
 std::vector<char> ptxResidentArrays(const Program& p) {
   std::vector<char> resident(p.vars.size(), 0);
@@ -118,9 +118,9 @@ std::vector<char> ptxResidentArrays(const Program& p) {
           reads(s.value, true);
         }
         // A value LLVM computes stays an SSA value (a named register would only add a move).
-        bool ptxWrite = ptxOnly || v.kind == Expr::Kind::Const || v.kind == Expr::Kind::FConst ||
-                        (v.kind == Expr::Kind::Var && v.var >= 0 &&
-                         resident[static_cast<std::size_t>(v.var)]);
+        bool ptxWrite =
+            ptxOnly || v.kind == Expr::Kind::Const || v.kind == Expr::Kind::FConst ||
+            (v.kind == Expr::Kind::Var && v.var >= 0 && resident[static_cast<std::size_t>(v.var)]);
         if (!ptxWrite && s.var >= 0 && resident[static_cast<std::size_t>(s.var)]) {
           resident[static_cast<std::size_t>(s.var)] = 0;
           changed = true;
@@ -132,9 +132,9 @@ std::vector<char> ptxResidentArrays(const Program& p) {
           reads(o.index, false);
         for (const AsmOperand& in : s.inputs) {
           // A PTX-only function of elements is PTX in front of the statement (fuseCalls).
-          const PureFunction* f =
-              in.value && in.value->kind == Expr::Kind::Call ? findPureFunction(in.value->name)
-                                                             : nullptr;
+          const PureFunction* f = in.value && in.value->kind == Expr::Kind::Call
+                                      ? findPureFunction(in.value->name)
+                                      : nullptr;
           if (f && f->nvvmIntrinsic.empty() && in.constraint != 'n') {
             for (const ExprRef& a : in.value->args)
               reads(a, true);
@@ -293,9 +293,7 @@ private:
     c->setDoesNotThrow();
   }
 
-  bool resident(int var) const {
-    return var >= 0 && m_resident[static_cast<std::size_t>(var)];
-  }
+  bool resident(int var) const { return var >= 0 && m_resident[static_cast<std::size_t>(var)]; }
   bool residentRead(const ExprRef& e) const {
     return e && e->kind == Expr::Kind::Var && resident(e->var);
   }
@@ -741,7 +739,8 @@ private:
     for (std::size_t j = 0; j < s.inputs.size(); ++j) {
       const ExprRef& v = s.inputs[j].value;
       if (residentRead(v)) {
-        subst[s.outputs.size() + j] = regName(v->var, v->args.empty() ? nullptr : v->args[0], error);
+        subst[s.outputs.size() + j] =
+            regName(v->var, v->args.empty() ? nullptr : v->args[0], error);
         if (subst[s.outputs.size() + j].empty())
           return false;
         any = true;
@@ -868,8 +867,8 @@ private:
   }
 
   /// For an input used only as `[%k]`: its base value, and the text with `[%k+C]`.
-  llvm::Value* addressOperand(const Stmt& s, std::size_t k, const AsmOperand& in,
-                              std::string& text, std::string& error) {
+  llvm::Value* addressOperand(std::size_t k, const AsmOperand& in, std::string& text,
+                              std::string& error) {
     if (in.constraint != 'r' && in.constraint != 'l')
       return nullptr;
     std::string ref = "%" + std::to_string(k);
@@ -884,17 +883,17 @@ private:
     }
     if (uses == 0 || uses != brackets)
       return nullptr;
-    std::optional<AffineForm> form = affineForm(*in.value, [&](int var) -> std::optional<std::int64_t> {
-      if (auto it = m_bound.find(var); it != m_bound.end())
-        return llvm::cast<llvm::ConstantInt>(it->second)->getSExtValue();
-      return std::nullopt;
-    });
+    std::optional<AffineForm> form =
+        affineForm(*in.value, [&](int var) -> std::optional<std::int64_t> {
+          if (auto it = m_bound.find(var); it != m_bound.end())
+            return llvm::cast<llvm::ConstantInt>(it->second)->getSExtValue();
+          return std::nullopt;
+        });
     // A zero offset still takes the shared base (the first store of an epilogue).
     if (!form || form->terms.empty() || form->constant < 0 ||
         form->constant >= (std::int64_t(1) << 31))
       return nullptr;
     const AffineForm& a = *form;
-    (void)s;
     llvm::Type* ty = in.constraint == 'l' ? m_b.getInt64Ty() : m_b.getInt32Ty();
     llvm::Value* base = materialize(a, ty, error);
     if (!base)
@@ -929,7 +928,7 @@ private:
     }
     for (std::size_t j = 0; j < s.inputs.size(); ++j) {
       const AsmOperand& in = s.inputs[j];
-      if (llvm::Value* base = addressOperand(s, s.outputs.size() + j, in, text, error)) {
+      if (llvm::Value* base = addressOperand(s.outputs.size() + j, in, text, error)) {
         add(std::string(1, in.constraint));
         ins.push_back(base);
         inTys.push_back(base->getType());

@@ -233,7 +233,7 @@ ExprRef swizzledSmemOffset(const SmemLayout& l, const ExprRef& stage,
 /// a sign extension (I32 -> 64 bits) distributes over a signed sum; other widenings, and
 /// everything that is not +, -, negation, or * / << by a constant, are atoms.
 struct AffineTerm {
-  std::string key;       ///< canonical text of the atom (equal atoms share one term)
+  std::string key; ///< canonical text of the atom (equal atoms share one term)
   const Expr* atom = nullptr;
   std::int64_t coeff = 0;
   bool sext = false; ///< the atom is sign-extended from 32 bits to the expression's width
