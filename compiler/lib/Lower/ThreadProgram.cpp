@@ -3,6 +3,8 @@
 #include "cake/Lower/ThreadProgram.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <functional>
 
 namespace cake::lower {
@@ -453,35 +455,70 @@ ExprRef swizzledSmemOffset(const SmemLayout& l, const ExprRef& stage,
   return add(convert(rowPart, Ty::U32), col);
 }
 
-std::string exprKey(const Expr& e, const BoundValues& bound) {
-  std::string k;
+namespace {
+
+void appendNumber(std::string& out, std::int64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  (void)ec;
+  out.append(buf, end);
+}
+
+void appendKey(const Expr& e, const BoundValues& bound, std::string& out) {
   switch (e.kind) {
   case Expr::Kind::Const:
-    return "#" + std::to_string(e.value);
-  case Expr::Kind::FConst:
-    return "f" + std::to_string(e.fvalue);
+    out += '#';
+    appendNumber(out, e.value);
+    return;
+  case Expr::Kind::FConst: {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &e.fvalue, sizeof bits);
+    out += 'f';
+    appendNumber(out, bits);
+    return;
+  }
   case Expr::Kind::Var:
     if (e.args.empty())
-      if (std::optional<std::int64_t> v = bound ? bound(e.var) : std::nullopt)
-        return "#" + std::to_string(*v);
-    k = "v" + std::to_string(e.var);
+      if (std::optional<std::int64_t> v = bound ? bound(e.var) : std::nullopt) {
+        out += '#';
+        appendNumber(out, *v);
+        return;
+      }
+    out += 'v';
+    appendNumber(out, e.var);
     break;
   case Expr::Kind::Param:
-    return "p" + std::to_string(e.var);
+    out += 'p';
+    appendNumber(out, e.var);
+    return;
   case Expr::Kind::Special:
-    return "s" + std::to_string(static_cast<int>(e.special));
+    out += 's';
+    appendNumber(out, static_cast<int>(e.special));
+    return;
   case Expr::Kind::Call:
-    k = "@" + e.name;
+    out += '@';
+    out += e.name;
     break;
   default:
-    k = std::to_string(static_cast<int>(e.kind)) + "." + std::to_string(static_cast<int>(e.op)) +
-        "." + std::to_string(static_cast<int>(e.ty));
+    out += 'k';
+    appendNumber(out, static_cast<int>(e.kind) * 10000 + static_cast<int>(e.op) * 100 +
+                          static_cast<int>(e.ty));
     break;
   }
-  k += "(";
-  for (const ExprRef& a : e.args)
-    k += exprKey(*a, bound) + ",";
-  return k + ")";
+  out += '(';
+  for (const ExprRef& a : e.args) {
+    appendKey(*a, bound, out);
+    out += ',';
+  }
+  out += ')';
+}
+
+} // namespace
+
+std::string exprKey(const Expr& e, const BoundValues& bound) {
+  std::string k;
+  appendKey(e, bound, k);
+  return k;
 }
 
 namespace {
