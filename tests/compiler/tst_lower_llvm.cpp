@@ -5,6 +5,7 @@
 #include "TestUtil.h"
 
 #include "cake/Lower/Lowering.h"
+#include "cake/Lower/ThreadProgram.h"
 #include "cake/LowerLLVM/LlvmBackend.h"
 #include "cake/Support/StringUtil.h"
 
@@ -114,6 +115,89 @@ private Q_SLOTS:
     lower::LlvmResult plain = lower::emitLlvm(p, noDebug);
     QVERIFY(plain.ok);
     QCOMPARE(count(plain.ptx, ".loc"), 0);
+  }
+
+  /// Register arrays only inline PTX touches are named PTX registers; an array LLVM arithmetic
+  /// reads, or one assigned an LLVM value, stays SSA; a copy of a named array is named too
+  /// (fixpoint); an address in brackets is a base register plus an immediate.
+  void namedRegisters() {
+    using lower::AsmOperand;
+    using lower::ExprRef;
+    using lower::Stmt;
+    using lower::Ty;
+    namespace ex = lower::ex;
+    lower::Program p;
+    p.name = "named";
+    p.target = "sm_90a";
+    p.threads = 128;
+    auto array = [&](const char* name, Ty ty, int count) {
+      lower::Var v;
+      v.name = name;
+      v.ty = ty;
+      v.count = count;
+      p.vars.push_back(v);
+      return static_cast<int>(p.vars.size() - 1);
+    };
+    int a = array("a", Ty::F32, 2), b = array("b", Ty::F32, 2), c = array("c", Ty::F32, 2),
+        d = array("d", Ty::F32, 2), smem = array("smem", Ty::U32, 0), x = array("x", Ty::F32, 0);
+    auto asmStmt = [&](std::string text, std::vector<AsmOperand> outs,
+                       std::vector<AsmOperand> ins) {
+      Stmt st;
+      st.kind = Stmt::Kind::Asm;
+      st.line = 1;
+      st.text = std::move(text);
+      st.outputs = std::move(outs);
+      st.inputs = std::move(ins);
+      p.body.push_back(std::move(st));
+    };
+    auto out = [&](int var, int i) {
+      AsmOperand o;
+      o.constraint = 'f';
+      o.var = var;
+      o.index = ex::i32(i);
+      return o;
+    };
+    auto in = [&](ExprRef v, char constraint = 'f') {
+      AsmOperand o;
+      o.constraint = constraint;
+      o.value = std::move(v);
+      return o;
+    };
+    auto assign = [&](int var, ExprRef index, ExprRef value) {
+      Stmt st;
+      st.kind = Stmt::Kind::Assign;
+      st.line = 2;
+      st.var = var;
+      st.index = std::move(index);
+      st.value = std::move(value);
+      p.body.push_back(std::move(st));
+    };
+    assign(smem, nullptr, ex::special(lower::Special::SmemBase));
+    asmStmt("mov.f32 %0, 0f3F800000;\nmov.f32 %1, 0f40000000;", {out(a, 0), out(a, 1)}, {});
+    for (int i = 0; i < 2; ++i) {
+      assign(b, ex::i32(i), ex::elem(p, a, ex::i32(i)));                                // copy
+      assign(c, ex::i32(i), ex::bin(lower::Op::Add, ex::f32(1.0f), ex::f32(float(i)))); // LLVM
+    }
+    asmStmt("mov.f32 %0, 0f3F800000;\nmov.f32 %1, 0f40000000;", {out(d, 0), out(d, 1)}, {});
+    assign(x, nullptr, ex::bin(lower::Op::Add, ex::elem(p, d, ex::i32(0)), ex::f32(1.0f)));
+    ExprRef addr = ex::add(ex::var(p, smem), ex::u32(16));
+    asmStmt("st.shared.v2.f32 [%0], {%1, %2};", {},
+            {in(addr, 'r'), in(ex::elem(p, b, ex::i32(0))), in(ex::elem(p, b, ex::i32(1)))});
+    asmStmt("st.shared.v2.f32 [%0], {%1, %2};", {},
+            {in(ex::add(ex::var(p, smem), ex::u32(32)), 'r'), in(ex::elem(p, c, ex::i32(0))),
+             in(ex::var(p, x))});
+    lower::LlvmOptions o;
+    o.wantIr = true;
+    lower::LlvmResult r = lower::emitLlvm(p, o);
+    QVERIFY2(r.ok, r.error.c_str());
+    QVERIFY(r.ir.find(".reg .f32 %cake_a_<2>;") != std::string::npos);
+    QVERIFY(r.ir.find(".reg .f32 %cake_b_<2>;") != std::string::npos);
+    QCOMPARE(count(r.ir, "%cake_c_"), 0);
+    QCOMPARE(count(r.ir, "%cake_d_"), 0);
+    QVERIFY(r.ptx.find("mov.f32 %cake_b_0, %cake_a_0;") != std::string::npos);
+    QVERIFY(r.ptx.find("st.shared.v2.f32 [%r1+16], {%cake_b_0, %cake_b_1};") != std::string::npos);
+    QVERIFY(r.ptx.find("+32], {") != std::string::npos);
+    QCOMPARE(count(r.ptx, ".reg .f32 %cake_a_<2>;"), 1);
   }
 
   /// Background jobs lower concurrently: identical results from parallel threads.
