@@ -307,24 +307,32 @@ ExprRef bitcast(ExprRef a, Ty to) {
 }
 
 std::optional<std::int64_t> constantValue(const Expr& e) {
+  return constantValue(e, nullptr);
+}
+
+std::optional<std::int64_t> constantValue(const Expr& e, const BoundValues& bound) {
   switch (e.kind) {
   case Expr::Kind::Const:
     return e.value;
+  case Expr::Kind::Var:
+    if (bound && e.args.empty())
+      return bound(e.var);
+    return std::nullopt;
   case Expr::Kind::Binary: {
-    auto a = constantValue(*e.args[0]);
-    auto b = constantValue(*e.args[1]);
+    auto a = constantValue(*e.args[0], bound);
+    auto b = constantValue(*e.args[1], bound);
     if (!a || !b)
       return std::nullopt;
     return fold(e.op, *a, *b, e.args[0]->ty);
   }
   case Expr::Kind::Unary: {
-    auto a = constantValue(*e.args[0]);
+    auto a = constantValue(*e.args[0], bound);
     if (!a)
       return std::nullopt;
     return wrap(e.op == Op::Neg ? -*a : ~*a, e.ty);
   }
   case Expr::Kind::Convert: {
-    auto a = constantValue(*e.args[0]);
+    auto a = constantValue(*e.args[0], bound);
     if (!a || !isInteger(e.ty) || !isInteger(e.args[0]->ty))
       return std::nullopt;
     return wrap(*a, e.ty);

@@ -324,7 +324,13 @@ private:
   /// The element a (possibly indexed) variable reference names; -1 on error.
   long element(int var, const ExprRef& index, std::string& error) {
     std::size_t i = 0;
-    if (index) {
+    // The common case (a constant or an unrolled loop's index) without LLVM constants.
+    std::optional<std::int64_t> folded;
+    if (index)
+      folded = ex::constantValue(*index, m_boundValues);
+    if (folded && *folded >= 0) {
+      i = static_cast<std::size_t>(*folded);
+    } else if (index) {
       llvm::Value* v = expr(*index, error);
       auto* c = llvm::dyn_cast_or_null<llvm::ConstantInt>(v);
       if (!c) {
@@ -620,6 +626,7 @@ private:
   /// CUDA-style operand references (%0) become LLVM's ($0); a literal '$' is doubled.
   static std::string asmText(const std::string& text) {
     std::string out;
+    out.reserve(text.size() + 8);
     for (std::size_t i = 0; i < text.size(); ++i) {
       char c = text[i];
       if (c == '$') {
@@ -770,6 +777,20 @@ private:
 
   /// An assignment that writes a resident array or reads one (a copy, or the argument of a
   /// PTX-only pure function) is inline PTX on the named registers.
+  /// A constant as a PTX immediate (floats as 0fXXXXXXXX).
+  static std::string immediate(const Expr& val) {
+    char imm[32];
+    if (val.kind == Expr::Kind::FConst) {
+      float fv = val.fvalue;
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &fv, sizeof bits);
+      std::snprintf(imm, sizeof imm, "0f%08X", bits);
+    } else {
+      std::snprintf(imm, sizeof imm, "%lld", static_cast<long long>(val.value));
+    }
+    return imm;
+  }
+
   bool assign(const Stmt& s, std::string& error) {
     const Expr& val = *s.value;
     const PureFunction* f = val.kind == Expr::Kind::Call ? findPureFunction(val.name) : nullptr;
@@ -790,6 +811,29 @@ private:
       return true;
     }
     bool f32 = m_p.vars[s.var].ty == Ty::F32;
+    // Fast paths, straight to PTX text: a constant into a named register (a fill), and a
+    // PTX-only function of named registers into a named register (a cast).
+    bool allNamed = ptxCall && std::all_of(val.args.begin(), val.args.end(),
+                                           [&](const ExprRef& a) { return residentRead(a); });
+    if (resident(s.var) && s.line != 0 &&
+        (val.kind == Expr::Kind::FConst || val.kind == Expr::Kind::Const || allNamed)) {
+      std::vector<std::string> names{regName(s.var, s.index, error)};
+      if (names[0].empty())
+        return false;
+      std::string text;
+      if (allNamed) {
+        for (const ExprRef& a : val.args) {
+          names.push_back(regName(a->var, a->args.empty() ? nullptr : a->args[0], error));
+          if (names.back().empty())
+            return false;
+        }
+        text = substituteOperands(std::string(f->ptx), names);
+      } else {
+        text = std::string(f32 ? "mov.f32 " : "mov.b32 ") + names[0] + ", " + immediate(val) + ";";
+      }
+      pendAsm(asmText(text), "", s.line, s.column);
+      return true;
+    }
     Stmt a;
     a.kind = Stmt::Kind::Asm;
     a.line = s.line;
@@ -809,16 +853,7 @@ private:
         a.inputs.push_back(in);
       }
     } else if (val.kind == Expr::Kind::FConst || val.kind == Expr::Kind::Const) {
-      char imm[32];
-      if (val.kind == Expr::Kind::FConst) {
-        float fv = val.fvalue;
-        std::uint32_t bits = 0;
-        std::memcpy(&bits, &fv, sizeof bits);
-        std::snprintf(imm, sizeof imm, "0f%08X", bits);
-      } else {
-        std::snprintf(imm, sizeof imm, "%lld", static_cast<long long>(val.value));
-      }
-      a.text = std::string(f32 ? "mov.f32" : "mov.b32") + " %0, " + imm + ";";
+      a.text = std::string(f32 ? "mov.f32" : "mov.b32") + " %0, " + immediate(val) + ";";
     } else {
       AsmOperand in;
       in.constraint = f32 ? 'f' : 'r';
@@ -883,12 +918,7 @@ private:
     }
     if (uses == 0 || uses != brackets)
       return nullptr;
-    std::optional<AffineForm> form =
-        affineForm(*in.value, [&](int var) -> std::optional<std::int64_t> {
-          if (auto it = m_bound.find(var); it != m_bound.end())
-            return llvm::cast<llvm::ConstantInt>(it->second)->getSExtValue();
-          return std::nullopt;
-        });
+    std::optional<AffineForm> form = affineForm(*in.value, m_boundValues);
     // A zero offset still takes the shared base (the first store of an epilogue).
     if (!form || form->terms.empty() || form->constant < 0 ||
         form->constant >= (std::int64_t(1) << 31))
@@ -1326,6 +1356,12 @@ private:
   }
   int m_sealing = -1;
   std::map<int, llvm::Value*> m_bound;
+  /// m_bound as values, for folding register indices and address forms.
+  BoundValues m_boundValues = [this](int var) -> std::optional<std::int64_t> {
+    if (auto it = m_bound.find(var); it != m_bound.end())
+      return llvm::cast<llvm::ConstantInt>(it->second)->getSExtValue();
+    return std::nullopt;
+  };
   std::unordered_map<const Expr*, std::pair<llvm::Value*, bool>> m_cache;
   /// Atoms of address bases by canonical text (same validity as m_cache).
   std::unordered_map<std::string, llvm::Value*> m_atoms;

@@ -279,6 +279,8 @@ inline ExprRef mul(ExprRef a, ExprRef b) {
 }
 /// Constant value when the expression folds (no variables, no specials).
 std::optional<std::int64_t> constantValue(const Expr& e);
+/// The same with loop variables bound to compile-time values (unrolled loops).
+std::optional<std::int64_t> constantValue(const Expr& e, const BoundValues& bound);
 } // namespace ex
 
 } // namespace cake::lower
