@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Lowerer.h"
 
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -466,9 +467,12 @@ void Lowerer::emitMerged(const std::function<void()>& body) {
         merged.inputs.push_back(in);
       inMap[k].push_back(found);
     }
+  std::string& text = merged.text;
   for (std::size_t k = 0; k < asms.size(); ++k) {
     const Stmt& s = *asms[k];
-    std::string text;
+    if (k)
+      text += '\n';
+    text.reserve(text.size() + s.text.size() + 16);
     for (std::size_t i = 0; i < s.text.size(); ++i) {
       char c = s.text[i];
       if (c == '%' && i + 1 < s.text.size() &&
@@ -479,13 +483,16 @@ void Lowerer::emitMerged(const std::function<void()>& body) {
           n = n * 10 + static_cast<std::size_t>(s.text[j++] - '0');
         std::size_t renumbered = n < s.outputs.size() ? static_cast<std::size_t>(outMap[k][n])
                                                       : base + inMap[k][n - s.outputs.size()];
-        text += "%" + std::to_string(renumbered);
+        char num[24];
+        auto [end, ec] = std::to_chars(num, num + sizeof num, renumbered);
+        (void)ec;
+        text += '%';
+        text.append(num, end);
         i = j - 1;
         continue;
       }
       text += c;
     }
-    merged.text += (k ? "\n" : "") + text;
     if (!merged.line) {
       merged.line = s.line;
       merged.column = s.column;
