@@ -246,18 +246,6 @@ Run runKillable(const QString& program, const QStringList& args, double timeoutS
   return run;
 }
 
-PtxasResources resourcesOf(const lower::PtxasEntry& e) {
-  PtxasResources r;
-  r.entry = qs(e.name);
-  r.registers = e.registers;
-  r.barriers = e.barriers;
-  r.smemBytes = e.smemBytes;
-  r.stackFrame = e.stackFrame;
-  r.spillStores = e.spillStores;
-  r.spillLoads = e.spillLoads;
-  return r;
-}
-
 } // namespace
 
 PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 jobId,
@@ -331,7 +319,7 @@ PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 job
   ev.seconds = run.seconds;
   ev.report = lower::parsePtxasOutput(run.output);
   for (const lower::PtxasEntry& e : ev.report.entries)
-    s->entries << resourcesOf(e);
+    s->entries << e;
   for (const std::string& w : ev.report.warnings)
     s->warnings << qs(w);
   if (!ev.ok) {
@@ -380,8 +368,8 @@ PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 job
   s->ok = true;
   for (const Diagnostic& d : ev.findings)
     s->findings << findingsText({d}, r);
-  qint64 regs = 0, spills = 0;
-  for (const PtxasResources& e : s->entries) {
+  std::int64_t regs = 0, spills = 0;
+  for (const lower::PtxasEntry& e : s->entries) {
     regs = std::max(regs, e.registers);
     spills += e.spillStores + e.spillLoads;
   }

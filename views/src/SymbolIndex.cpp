@@ -4,6 +4,7 @@
 #include "cake/views/SymbolIndex.h"
 
 #include "cake/Driver/Compiler.h"
+#include "cake/views/ViewData.h"
 
 #include <QHash>
 
@@ -51,20 +52,7 @@ public:
   }
 
 private:
-  SourceSpan span(ir::NodeId id) const {
-    SourceRange range = m_r.module.sourceMap.range(id);
-    SourceSpan s;
-    if (!m_r.sources || !range.valid() || range.file != m_r.file ||
-        !m_r.sources->contains(range.file))
-      return s;
-    LineColumn b = m_r.sources->lineColumn(range.file, range.begin);
-    LineColumn e = m_r.sources->lineColumn(range.file, range.end);
-    s.line = int(b.line);
-    s.column = int(b.column);
-    s.endLine = int(e.line);
-    s.endColumn = int(e.column);
-    return s;
-  }
+  SourceSpan span(ir::NodeId id) const { return spanOf(m_r, m_r.module.sourceMap.range(id)); }
 
   int addDef(const QString& name, const QString& kind, ir::NodeId nameId, ir::NodeId declId) {
     SymbolDef def{name, kind, span(nameId), span(declId)};

@@ -12,19 +12,6 @@ namespace cake::views {
 
 namespace {
 
-SourceSpan spanOf(const driver::CheckResult& r, SourceRange range) {
-  SourceSpan s;
-  if (!r.sources || !r.sources->contains(range.file) || range.file != r.file)
-    return s;
-  LineColumn b = r.sources->lineColumn(range.file, range.begin);
-  LineColumn e = r.sources->lineColumn(range.file, range.end);
-  s.line = int(b.line);
-  s.column = int(b.column);
-  s.endLine = int(e.line);
-  s.endColumn = int(e.column);
-  return s;
-}
-
 QString loopLabel(const sema::LoopInfo& l) {
   QString var = QString::fromStdString(l.var);
   QString label = l.overTiles ? QStringLiteral("for %1 in tiles").arg(var)
@@ -35,6 +22,19 @@ QString loopLabel(const sema::LoopInfo& l) {
 }
 
 } // namespace
+
+SourceSpan spanOf(const driver::CheckResult& r, SourceRange range) {
+  SourceSpan s;
+  if (!r.sources || !range.valid() || range.file != r.file || !r.sources->contains(range.file))
+    return s;
+  LineColumn b = r.sources->lineColumn(range.file, range.begin);
+  LineColumn e = r.sources->lineColumn(range.file, range.end);
+  s.line = int(b.line);
+  s.column = int(b.column);
+  s.endLine = int(e.line);
+  s.endColumn = int(e.column);
+  return s;
+}
 
 ViewDataPtr buildViewData(const driver::CheckResult& r) {
   QElapsedTimer timer;
@@ -72,7 +72,8 @@ ViewDataPtr buildViewData(const driver::CheckResult& r) {
       SourceRange range = r.module.sourceMap.range(op.stmt->id);
       v.span = spanOf(r, range);
       if (range.file == r.file && range.end <= text.size() && range.begin < range.end) {
-        QString written = QString::fromUtf8(text.data() + range.begin, int(range.end - range.begin));
+        QString written =
+            QString::fromUtf8(text.data() + range.begin, int(range.end - range.begin));
         QString name = QString::fromStdString(op.stmt->opName.name);
         if (written.startsWith(name))
           written = written.mid(name.size());

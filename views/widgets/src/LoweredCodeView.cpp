@@ -218,11 +218,11 @@ void LoweredCodeView::renderResources() {
     return;
   }
   QStringList parts;
-  for (const views::PtxasResources& e : p.entries)
+  for (const lower::PtxasEntry& e : p.entries)
     parts << tr("<b>%1</b>: %2 registers, %3 B spill stores / %4 B spill loads, %5 B static smem + "
                 "%6 B dynamic (derived), "
                 "%7 barriers, %8 B stack")
-                 .arg(e.entry.toHtmlEscaped())
+                 .arg(QString::fromStdString(e.name).toHtmlEscaped())
                  .arg(e.registers)
                  .arg(e.spillStores)
                  .arg(e.spillLoads)

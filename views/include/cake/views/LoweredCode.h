@@ -7,6 +7,7 @@
 #pragma once
 
 #include "cake/Lower/Lowering.h"
+#include "cake/Lower/Toolchain.h"
 #include "cake/views/CompileSession.h"
 
 #include <QHash>
@@ -55,13 +56,6 @@ struct LowerSnapshot {
   qint64 elapsedMs = 0;
 };
 
-/// One entry of `ptxas -v`.
-struct PtxasResources {
-  QString entry;
-  qint64 registers = 0, barriers = 0, smemBytes = 0, stackFrame = 0;
-  qint64 spillStores = 0, spillLoads = 0;
-};
-
 /// A role's register budget (`regs=`) against what ptxas needs for the role's code alone.
 struct RoleBudget {
   QString role;
@@ -76,10 +70,10 @@ struct PtxasSnapshot {
   quint64 checkJob = 0;
   bool toolFound = false; ///< the CUDA toolkit's ptxas exists
   bool ran = false, ok = false, timedOut = false;
-  QString tool;    ///< command line
-  QString message; ///< one line: what happened (or why nothing ran)
-  QVector<PtxasResources> entries;
-  qint64 derivedSmemBytes = 0; ///< dynamic shared memory the launch requests
+  QString tool;                       ///< command line
+  QString message;                    ///< one line: what happened (or why nothing ran)
+  QVector<lower::PtxasEntry> entries; ///< per entry, as ptxas -v reported it
+  qint64 derivedSmemBytes = 0;        ///< dynamic shared memory the launch requests
   QVector<RoleBudget> roles;
   QStringList findings; ///< judged contradictions with the IR ("code: message")
   QStringList warnings;

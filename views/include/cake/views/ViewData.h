@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "cake/Support/SourceManager.h"
 #include "cake/views/GraphDescription.h"
 #include "cake/views/MemoryMap.h"
 #include "cake/views/TimelineData.h"
@@ -24,13 +25,13 @@ struct SourceSpan {
 };
 
 struct OpView {
-  QString name;       ///< primitive name
-  QString operands;   ///< the text after the name, as written
+  QString name;     ///< primitive name
+  QString operands; ///< the text after the name, as written
   SourceSpan span;
-  QVector<int> roles; ///< indices of the roles that execute it
-  QVector<int> loops; ///< enclosing loops, outermost first (indices into KernelModel::loops)
-  int severity = -1;  ///< worst finding located on it: int(Severity), -1 when none
-  QVector<int> findings; ///< indices into the check result's diagnostics
+  QVector<int> roles;       ///< indices of the roles that execute it
+  QVector<int> loops;       ///< enclosing loops, outermost first (indices into KernelModel::loops)
+  int severity = -1;        ///< worst finding located on it: int(Severity), -1 when none
+  QVector<int> findings;    ///< indices into the check result's diagnostics
   QVector<int> smemBuffers; ///< shared-memory buffers it reads or writes
 };
 
@@ -38,8 +39,8 @@ struct SymbolIndex; // SymbolIndex.h (go-to-definition)
 
 struct ViewData {
   QStringList roles;
-  QStringList roleDetail;  ///< "warps 0..4, 40 regs"
-  QStringList loopLabels;  ///< per KernelModel loop: "for k in 0..64 pipeline=ring"
+  QStringList roleDetail; ///< "warps 0..4, 40 regs"
+  QStringList loopLabels; ///< per KernelModel loop: "for k in 0..64 pipeline=ring"
   QVector<OpView> ops;
   QHash<int, int> opAtLine;     ///< source line → first op on it
   QHash<int, int> bufferAtLine; ///< declaration line → buffer index
@@ -61,5 +62,9 @@ QColor severityColor(int severity);
 
 /// Derives the view data of a check result (runs in the check job, never on the GUI thread).
 ViewDataPtr buildViewData(const driver::CheckResult& result);
+
+/// The span of a source range of the checked file (empty for ranges of other files, invalid
+/// ranges, or without sources).
+SourceSpan spanOf(const driver::CheckResult& r, SourceRange range);
 
 } // namespace cake::views
