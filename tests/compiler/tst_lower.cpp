@@ -12,8 +12,11 @@
 
 #include <QtTest>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <random>
+#include <thread>
 
 using namespace cake;
 
@@ -489,6 +492,19 @@ private Q_SLOTS:
     lower::ToolRun ok = lower::runTool({"/bin/echo", "hello"}, 5);
     QCOMPARE(ok.exitCode, 0);
     QCOMPARE(QString::fromStdString(ok.output), QStringLiteral("hello\n"));
+    // A cancelled background job kills its tool well before the timeout.
+    std::atomic<bool> cancel{false};
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      cancel = true;
+    });
+    lower::ToolRun c = lower::runTool({"/bin/sleep", "30"}, 60, &cancel);
+    canceller.join();
+    QVERIFY(c.started);
+    QVERIFY(c.cancelled);
+    QVERIFY(!c.timedOut);
+    QCOMPARE(c.exitCode, -1);
+    QVERIFY(c.seconds < 20);
   }
 
   void lowerCodesHaveRules() {

@@ -9,7 +9,6 @@
 
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
@@ -203,51 +202,6 @@ LowerSnapshotPtr buildLowerSnapshot(const driver::Compiler& compiler, const Chec
 
 // ------------------------------------------------------------------------------ ptxas job
 
-namespace {
-
-struct Run {
-  bool started = false, finished = false, timedOut = false, cancelled = false;
-  int exitCode = -1;
-  std::string output;
-  double seconds = 0;
-};
-
-/// Runs a tool as a child process; kills it on cancel or timeout (polled every 50 ms).
-Run runKillable(const QString& program, const QStringList& args, double timeoutSeconds,
-                const std::atomic<bool>& cancel) {
-  Run run;
-  QProcess p;
-  p.setProcessChannelMode(QProcess::MergedChannels);
-  QElapsedTimer timer;
-  timer.start();
-  p.start(program, args);
-  if (!p.waitForStarted(10000))
-    return run;
-  run.started = true;
-  const qint64 limitMs = qint64(timeoutSeconds * 1000);
-  for (;;) {
-    if (cancel.load() || timer.elapsed() >= limitMs) {
-      run.cancelled = cancel.load();
-      run.timedOut = !run.cancelled;
-      p.kill();
-      p.waitForFinished(5000);
-      run.seconds = double(timer.elapsed()) / 1000.0;
-      run.output = p.readAll().toStdString();
-      return run;
-    }
-    int slice = int(std::clamp<qint64>(limitMs - timer.elapsed(), 1, 50));
-    if (p.waitForFinished(slice) || p.state() == QProcess::NotRunning)
-      break;
-  }
-  run.finished = p.exitStatus() == QProcess::NormalExit;
-  run.exitCode = p.exitCode();
-  run.output = p.readAll().toStdString();
-  run.seconds = double(timer.elapsed()) / 1000.0;
-  return run;
-}
-
-} // namespace
-
 PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 jobId,
                                     double timeoutSeconds, const std::atomic<bool>& cancel) {
   QElapsedTimer timer;
@@ -277,19 +231,18 @@ PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 job
     return done();
   }
   QString arch = QStringLiteral("-arch=") + lowered->target;
-  auto assemble = [&](const std::string& ptx, const QString& name, Run& run) {
+  auto assemble = [&](const std::string& ptx, const QString& name, lower::ToolRun& run) {
     QString in = dir.filePath(name + ".ptx");
     QFile f(in);
     if (!f.open(QIODevice::WriteOnly) || f.write(QByteArray::fromStdString(ptx)) < 0)
       return false;
     f.close();
-    run = runKillable(
-        qs(*ptxas),
-        {arch, QStringLiteral("-v"), in, QStringLiteral("-o"), dir.filePath(name + ".cubin")},
-        timeoutSeconds, cancel);
+    run = lower::runTool({*ptxas, arch.toStdString(), "-v", in.toStdString(), "-o",
+                          dir.filePath(name + ".cubin").toStdString()},
+                         timeoutSeconds, &cancel);
     return true;
   };
-  Run run;
+  lower::ToolRun run;
   s->tool = QStringLiteral("%1 %2 -v").arg(qs(*ptxas), arch);
   if (!assemble(lowered->text.toStdString(), QStringLiteral("kernel"), run)) {
     s->message = QStringLiteral("cannot write the PTX for ptxas");
@@ -313,7 +266,7 @@ PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 job
   s->ran = true;
   lower::Evidence ev;
   ev.ran = true;
-  ev.ok = run.finished && run.exitCode == 0;
+  ev.ok = run.exitCode == 0;
   ev.tool = s->tool.toStdString();
   ev.log = run.output;
   ev.seconds = run.seconds;
@@ -350,9 +303,8 @@ PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 job
       lower::LlvmOptions lo;
       lo.debugInfo = false;
       lower::LlvmResult vr = lower::emitLlvm(variant, lo);
-      Run rr;
-      if (vr.ok && assemble(vr.ptx, QStringLiteral("role_") + b.role, rr) && rr.finished &&
-          rr.exitCode == 0) {
+      lower::ToolRun rr;
+      if (vr.ok && assemble(vr.ptx, QStringLiteral("role_") + b.role, rr) && rr.exitCode == 0) {
         lower::PtxasReport report = lower::parsePtxasOutput(rr.output);
         lower::judgeRoleBudget(ev, ctx, rd.name, report);
         for (const lower::PtxasEntry& e : report.entries)

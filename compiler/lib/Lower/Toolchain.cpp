@@ -58,7 +58,8 @@ std::optional<std::string> findCudaTool(const std::string& name, const std::stri
   return std::nullopt;
 }
 
-ToolRun runTool(const std::vector<std::string>& argv, double timeoutSeconds) {
+ToolRun runTool(const std::vector<std::string>& argv, double timeoutSeconds,
+                const std::atomic<bool>* cancel) {
   ToolRun run;
   if (argv.empty())
     return run;
@@ -102,10 +103,12 @@ ToolRun runTool(const std::vector<std::string>& argv, double timeoutSeconds) {
   while (true) {
     double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed > timeoutSeconds) {
+    bool cancelled = cancel && cancel->load();
+    if (cancelled || elapsed > timeoutSeconds) {
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
-      run.timedOut = true;
+      run.cancelled = cancelled;
+      run.timedOut = !cancelled;
       break;
     }
     if (open) {
@@ -138,7 +141,7 @@ ToolRun runTool(const std::vector<std::string>& argv, double timeoutSeconds) {
     run.output.append(buf, static_cast<std::size_t>(n));
   ::close(fds[0]);
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!run.timedOut)
+  if (!run.timedOut && !run.cancelled)
     run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return run;
 }

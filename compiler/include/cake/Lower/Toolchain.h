@@ -10,6 +10,7 @@
 #include "cake/Sema/KernelModel.h"
 #include "cake/Support/Diagnostic.h"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,14 +25,17 @@ std::optional<std::string> findCudaTool(const std::string& name, const std::stri
 struct ToolRun {
   bool started = false;
   bool timedOut = false;
+  bool cancelled = false; ///< killed because `cancel` was set
   int exitCode = -1;
   std::string output;      ///< stdout and stderr together
   double seconds = 0.0;    ///< wall clock
   double cpuSeconds = 0.0; ///< user + system time of the tool and the processes it waited for
 };
 
-/// Runs argv[0] (an absolute path) with a wall-clock limit; the child is killed on timeout.
-ToolRun runTool(const std::vector<std::string>& argv, double timeoutSeconds);
+/// Runs argv[0] (an absolute path) with a wall-clock limit; the child is killed on timeout, or
+/// within about 100 ms of `cancel` becoming true (a superseded background job).
+ToolRun runTool(const std::vector<std::string>& argv, double timeoutSeconds,
+                const std::atomic<bool>* cancel = nullptr);
 
 /// Resource usage of one entry as ptxas -v reports it.
 struct PtxasEntry {
