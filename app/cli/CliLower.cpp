@@ -290,35 +290,19 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
   else
     ev = lower::nvccEvidence(lower::emitCuda(lk.program, lk.metadata, prov), target, ctx, cubin);
   // Register budgets: what ptxas needs for each budgeted role's code alone.
-  std::vector<std::pair<std::string, std::int64_t>> roleNeeds;
-  if (ev.ok && lk.metadata.launchRegisters > 0) {
-    lower::EvidenceContext quiet = ctx;
-    quiet.metadata = nullptr; // the variant is evidence, not a kernel to judge
-    for (const lower::RoleDispatch& rd : lk.metadata.roles) {
-      if (!rd.registers)
-        continue;
-      lower::Program variant =
-          lower::isolateRole(lk.program, rd.name, rd.threadEnd - rd.threadBegin);
-      lower::Evidence rev;
-      if (via == "llvm") {
-        lower::LlvmResult vr = lower::emitLlvm(variant, lo);
-        if (!vr.ok)
-          continue;
-        rev = lower::ptxasEvidence(vr.ptx, target, quiet);
-      } else if (cudaCompiler == "nvrtc") {
-        rev = lower::nvrtcEvidence(lower::emitCuda(variant, lk.metadata, prov), target, quiet);
-      } else {
-        rev = lower::nvccEvidence(lower::emitCuda(variant, lk.metadata, prov), target, quiet);
-      }
-      if (!rev.ok)
-        continue;
-      lower::judgeRoleBudget(ev, ctx, rd.name, rev.report);
-      std::int64_t need = 0;
-      for (const lower::PtxasEntry& e : rev.report.entries)
-        need = std::max(need, e.registers);
-      roleNeeds.emplace_back(rd.name, need);
-    }
-  }
+  std::vector<lower::RoleNeed> roleNeeds;
+  if (ev.ok)
+    roleNeeds = lower::judgeRoleBudgets(
+        ev, ctx, lk.program, lk.metadata,
+        [&](const lower::Program& variant, const lower::EvidenceContext& quiet) {
+          if (via == "llvm") {
+            lower::LlvmResult vr = lower::emitLlvm(variant, lo);
+            return vr.ok ? lower::ptxasEvidence(vr.ptx, target, quiet) : lower::Evidence{};
+          }
+          std::string cuda = lower::emitCuda(variant, lk.metadata, prov);
+          return cudaCompiler == "nvrtc" ? lower::nvrtcEvidence(cuda, target, quiet)
+                                         : lower::nvccEvidence(cuda, target, quiet);
+        });
   bool blocking = anyBlocking(ev.findings);
   if (format == "json") {
     json::Writer w;
@@ -357,15 +341,13 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
     }
     w.endArray();
     w.key("roles").beginArray();
-    for (const auto& [name, need] : roleNeeds) {
-      std::int64_t budget = 0;
-      for (const lower::RoleDispatch& rd : lk.metadata.roles)
-        if (rd.name == name)
-          budget = rd.registers;
+    for (const lower::RoleNeed& n : roleNeeds) {
+      if (n.need < 0)
+        continue; // that role's compile failed: no evidence
       w.beginObject();
-      w.key("name").value(name);
-      w.key("budget").value(budget);
-      w.key("ptxas_registers").value(need);
+      w.key("name").value(n.role);
+      w.key("budget").value(n.budget);
+      w.key("ptxas_registers").value(n.need);
       w.endObject();
     }
     w.endArray();
@@ -389,12 +371,11 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
                   static_cast<long long>(e.smemBytes),
                   static_cast<long long>(lk.metadata.smemTotal),
                   static_cast<long long>(e.spillStores), static_cast<long long>(e.spillLoads));
-    for (const auto& [name, need] : roleNeeds)
-      for (const lower::RoleDispatch& rd : lk.metadata.roles)
-        if (rd.name == name)
-          std::printf(
-              "role %s: budget %lld registers, ptxas needs %lld for the role's code alone\n",
-              name.c_str(), static_cast<long long>(rd.registers), static_cast<long long>(need));
+    for (const lower::RoleNeed& n : roleNeeds)
+      if (n.need >= 0)
+        std::printf("role %s: budget %lld registers, ptxas needs %lld for the role's code alone\n",
+                    n.role.c_str(), static_cast<long long>(n.budget),
+                    static_cast<long long>(n.need));
     for (const std::string& s : ev.report.warnings)
       std::printf("%s\n", s.c_str());
     std::printf("%s: %s\n", path.c_str(),

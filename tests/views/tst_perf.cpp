@@ -357,8 +357,8 @@ private Q_SLOTS:
       QVERIFY(p->entries[0].registers > 0);
       QCOMPARE(p->derivedSmemBytes, qint64(163904));
       QCOMPARE(p->roles.size(), 2);
-      for (const views::RoleBudget& r : p->roles)
-        QVERIFY2(r.need > 0 && r.need <= r.budget, qPrintable(r.role));
+      for (const lower::RoleNeed& r : p->roles)
+        QVERIFY2(r.need > 0 && r.need <= r.budget, r.role.c_str());
     }
   }
 

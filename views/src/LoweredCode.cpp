@@ -291,28 +291,17 @@ PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 job
   ctx.timeoutSeconds = timeoutSeconds;
   lower::judgeResources(ev, ctx);
   // Register budgets: each budgeted role's code assembled alone.
-  if (lk.metadata.launchRegisters > 0) {
-    for (const lower::RoleDispatch& rd : lk.metadata.roles) {
-      if (!rd.registers || cancel.load())
-        continue;
-      RoleBudget b;
-      b.role = qs(rd.name);
-      b.budget = rd.registers;
-      lower::Program variant =
-          lower::isolateRole(lk.program, rd.name, rd.threadEnd - rd.threadBegin);
-      lower::LlvmOptions lo;
-      lo.debugInfo = false;
-      lower::LlvmResult vr = lower::emitLlvm(variant, lo);
-      lower::ToolRun rr;
-      if (vr.ok && assemble(vr.ptx, QStringLiteral("role_") + b.role, rr) && rr.exitCode == 0) {
-        lower::PtxasReport report = lower::parsePtxasOutput(rr.output);
-        lower::judgeRoleBudget(ev, ctx, rd.name, report);
-        for (const lower::PtxasEntry& e : report.entries)
-          b.need = std::max<qint64>(b.need, e.registers);
-      }
-      s->roles << b;
-    }
-  }
+  ctx.cancel = &cancel;
+  for (const lower::RoleNeed& n : lower::judgeRoleBudgets(
+           ev, ctx, lk.program, lk.metadata,
+           [&](const lower::Program&variant, const lower::EvidenceContext&q) {
+             lower::LlvmOptions lo;
+             lo.debugInfo = false;
+             lower::LlvmResult vr = lower::emitLlvm(variant, lo);
+             return vr.ok ? lower::ptxasEvidence(vr.ptx, lowered->target.toStdString(), q)
+                          : lower::Evidence{};
+           }))
+    s->roles << n;
   if (cancel.load()) {
     s->message = QStringLiteral("ptxas killed (cancelled)");
     return done();

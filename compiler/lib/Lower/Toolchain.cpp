@@ -415,7 +415,7 @@ bool runCudaTool(Evidence& ev, const EvidenceContext& ctx, const std::string& na
     return false;
   }
   ev.tool = label;
-  ToolRun r = runTool(args(*tool, in, dir.path()), ctx.timeoutSeconds);
+  ToolRun r = runTool(args(*tool, in, dir.path()), ctx.timeoutSeconds, ctx.cancel);
   ev.ran = r.started && !r.timedOut;
   ev.log = r.output;
   ev.seconds = r.seconds;
@@ -424,6 +424,29 @@ bool runCudaTool(Evidence& ev, const EvidenceContext& ctx, const std::string& na
   if (!ev.ok)
     failed(ev, ctx, name, r);
   return ev.ok;
+}
+
+std::vector<RoleNeed> judgeRoleBudgets(
+    Evidence& ev, const EvidenceContext& ctx, const Program& program, const Metadata& md,
+    const std::function<Evidence(const Program& role, const EvidenceContext& quiet)>& compile) {
+  std::vector<RoleNeed> needs;
+  if (md.launchRegisters <= 0)
+    return needs;
+  EvidenceContext quiet = ctx;
+  quiet.metadata = nullptr; // the variant is evidence, not a kernel to judge
+  for (const RoleDispatch& rd : md.roles) {
+    if (!rd.registers || (ctx.cancel && ctx.cancel->load()))
+      continue;
+    RoleNeed n{rd.name, rd.registers, -1};
+    Evidence rev = compile(isolateRole(program, rd.name, rd.threadEnd - rd.threadBegin), quiet);
+    if (rev.ok) {
+      judgeRoleBudget(ev, ctx, rd.name, rev.report);
+      for (const PtxasEntry& e : rev.report.entries)
+        n.need = std::max(n.need, e.registers);
+    }
+    needs.push_back(n);
+  }
+  return needs;
 }
 
 Evidence ptxasEvidence(const std::string& ptx, const std::string& target,

@@ -230,14 +230,15 @@ void LoweredCodeView::renderResources() {
                  .arg(p.derivedSmemBytes)
                  .arg(e.barriers)
                  .arg(e.stackFrame);
-  for (const views::RoleBudget& r : p.roles)
-    parts << (r.need < 0
-                  ? tr("role %1: budget %2 registers, need not measured").arg(r.role).arg(r.budget)
-                  : tr("role %1: budget %2 registers, needs %3%4")
-                        .arg(r.role)
-                        .arg(r.budget)
-                        .arg(r.need)
-                        .arg(r.need > r.budget ? tr(" <b>(over budget)</b>") : QString()));
+  for (const lower::RoleNeed& r : p.roles)
+    parts << (r.need < 0 ? tr("role %1: budget %2 registers, need not measured")
+                               .arg(QString::fromStdString(r.role))
+                               .arg(r.budget)
+                         : tr("role %1: budget %2 registers, needs %3%4")
+                               .arg(QString::fromStdString(r.role))
+                               .arg(r.budget)
+                               .arg(r.need)
+                               .arg(r.need > r.budget ? tr(" <b>(over budget)</b>") : QString()));
   parts << (p.findings.isEmpty() ? tr("no contradiction with the IR")
                                  : tr("<b>findings:</b> %1")
                                        .arg(p.findings.join(QStringLiteral("; ")).toHtmlEscaped()));

@@ -7,11 +7,13 @@
 
 #include "cake/IR/Kernel.h"
 #include "cake/Lower/Metadata.h"
+#include "cake/Lower/ThreadProgram.h"
 #include "cake/Sema/KernelModel.h"
 #include "cake/Support/Diagnostic.h"
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +81,7 @@ struct EvidenceContext {
   double timeoutSeconds = 120.0;
   std::string workDir;  ///< where temporary files go (default: $TMPDIR or /tmp)
   std::string cudaHome; ///< explicit CUDA toolkit root (default: search, see findCudaTool)
+  const std::atomic<bool>* cancel = nullptr; ///< kills the tool when set (a superseded job)
 };
 
 /// Assembles PTX with `ptxas -arch=<target> -v`; writes the cubin to `cubinPath` when given.
@@ -106,5 +109,19 @@ void judgeResources(Evidence& ev, const EvidenceContext& ctx);
 /// located at the role's `regs=` attribute.
 void judgeRoleBudget(Evidence& ev, const EvidenceContext& ctx, const std::string& role,
                      const PtxasReport& roleReport);
+
+/// What ptxas needs for one budgeted role's code alone.
+struct RoleNeed {
+  std::string role;
+  std::int64_t budget = 0; ///< the role's `regs=`
+  std::int64_t need = -1;  ///< registers; -1: the role's compile failed or was cancelled
+};
+
+/// The register budgets of a kernel that re-budgets with setmaxnreg: each budgeted role's code
+/// alone (isolateRole) compiled by `compile` (handed a context that judges nothing), then
+/// judgeRoleBudget into `ev`. Roles are skipped once ctx.cancel is set.
+std::vector<RoleNeed> judgeRoleBudgets(
+    Evidence& ev, const EvidenceContext& ctx, const Program& program, const Metadata& md,
+    const std::function<Evidence(const Program& role, const EvidenceContext& quiet)>& compile);
 
 } // namespace cake::lower

@@ -56,13 +56,6 @@ struct LowerSnapshot {
   qint64 elapsedMs = 0;
 };
 
-/// A role's register budget (`regs=`) against what ptxas needs for the role's code alone.
-struct RoleBudget {
-  QString role;
-  qint64 budget = 0;
-  qint64 need = -1; ///< -1: not measured (that compile failed)
-};
-
 /// The result of one ptxas job.
 struct PtxasSnapshot {
   quint64 jobId = 0;
@@ -74,8 +67,8 @@ struct PtxasSnapshot {
   QString message;                    ///< one line: what happened (or why nothing ran)
   QVector<lower::PtxasEntry> entries; ///< per entry, as ptxas -v reported it
   qint64 derivedSmemBytes = 0;        ///< dynamic shared memory the launch requests
-  QVector<RoleBudget> roles;
-  QStringList findings; ///< judged contradictions with the IR ("code: message")
+  QVector<lower::RoleNeed> roles;     ///< register budgets against the roles' code alone
+  QStringList findings;               ///< judged contradictions with the IR ("code: message")
   QStringList warnings;
   QString log;
   double seconds = 0;
