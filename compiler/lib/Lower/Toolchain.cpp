@@ -261,9 +261,10 @@ void failed(Evidence& ev, const EvidenceContext& ctx, const std::string& tool, c
       first += (n ? "; " : "") + line;
       ++n;
     }
-  std::string msg = r.timedOut ? tool + " did not finish within the time limit"
-                               : tool + " rejected the emitted code (exit " +
-                                     std::to_string(r.exitCode) + "): " + first;
+  std::string msg = r.cancelled  ? tool + " was stopped: its job was cancelled"
+                    : r.timedOut ? tool + " did not finish within the time limit"
+                                 : tool + " rejected the emitted code (exit " +
+                                       std::to_string(r.exitCode) + "): " + first;
   ev.findings.push_back(makeFinding(LowerId::ToolchainError, kernelRange(ctx), msg));
 }
 
@@ -416,7 +417,7 @@ bool runCudaTool(Evidence& ev, const EvidenceContext& ctx, const std::string& na
   }
   ev.tool = label;
   ToolRun r = runTool(args(*tool, in, dir.path()), ctx.timeoutSeconds, ctx.cancel);
-  ev.ran = r.started && !r.timedOut;
+  ev.ran = r.started && !r.timedOut && !r.cancelled;
   ev.log = r.output;
   ev.seconds = r.seconds;
   ev.cpuSeconds = r.cpuSeconds;
