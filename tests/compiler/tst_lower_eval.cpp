@@ -167,49 +167,84 @@ private:
     if (a.isFloat || b.isFloat) {
       float x = real(a), y = real(b);
       switch (e.op) {
-      case Op::Add: return Value::ofFloat(x + y);
-      case Op::Sub: return Value::ofFloat(x - y);
-      case Op::Mul: return Value::ofFloat(x * y);
-      case Op::Div: return Value::ofFloat(x / y);
-      case Op::Min: return Value::ofFloat(std::fmin(x, y));
-      case Op::Max: return Value::ofFloat(std::fmax(x, y));
-      case Op::Eq: return Value::ofInt(x == y);
-      case Op::Ne: return Value::ofInt(x != y);
-      case Op::Lt: return Value::ofInt(x < y);
-      case Op::Le: return Value::ofInt(x <= y);
-      case Op::Gt: return Value::ofInt(x > y);
-      case Op::Ge: return Value::ofInt(x >= y);
+      case Op::Add:
+        return Value::ofFloat(x + y);
+      case Op::Sub:
+        return Value::ofFloat(x - y);
+      case Op::Mul:
+        return Value::ofFloat(x * y);
+      case Op::Div:
+        return Value::ofFloat(x / y);
+      case Op::Min:
+        return Value::ofFloat(std::fmin(x, y));
+      case Op::Max:
+        return Value::ofFloat(std::fmax(x, y));
+      case Op::Eq:
+        return Value::ofInt(x == y);
+      case Op::Ne:
+        return Value::ofInt(x != y);
+      case Op::Lt:
+        return Value::ofInt(x < y);
+      case Op::Le:
+        return Value::ofInt(x <= y);
+      case Op::Gt:
+        return Value::ofInt(x > y);
+      case Op::Ge:
+        return Value::ofInt(x >= y);
       default:
-        throw std::runtime_error("integer operation " + std::string(toString(e.op)) +
-                                 " on floats");
+        throw std::runtime_error("integer operation " + std::string(toString(e.op)) + " on floats");
       }
     }
     std::int64_t x = a.i, y = b.i, r = 0;
     switch (e.op) {
-    case Op::Add: r = x + y; break;
-    case Op::Sub: r = x - y; break;
-    case Op::Mul: r = x * y; break;
+    case Op::Add:
+      r = x + y;
+      break;
+    case Op::Sub:
+      r = x - y;
+      break;
+    case Op::Mul:
+      r = x * y;
+      break;
     case Op::Div:
     case Op::Rem:
       if (y == 0)
         throw std::runtime_error("integer division by zero");
       r = e.op == Op::Div ? x / y : x % y;
       break;
-    case Op::Shl: r = x << y; break;
+    case Op::Shl:
+      r = x << y;
+      break;
     case Op::Shr:
       r = (e.ty == Ty::U32 || e.ty == Ty::U64) ? std::int64_t(std::uint64_t(x) >> y) : x >> y;
       break;
-    case Op::And: r = x & y; break;
-    case Op::Or: r = x | y; break;
-    case Op::Xor: r = x ^ y; break;
-    case Op::Min: r = std::min(x, y); break;
-    case Op::Max: r = std::max(x, y); break;
-    case Op::Eq: return Value::ofInt(x == y);
-    case Op::Ne: return Value::ofInt(x != y);
-    case Op::Lt: return Value::ofInt(x < y);
-    case Op::Le: return Value::ofInt(x <= y);
-    case Op::Gt: return Value::ofInt(x > y);
-    case Op::Ge: return Value::ofInt(x >= y);
+    case Op::And:
+      r = x & y;
+      break;
+    case Op::Or:
+      r = x | y;
+      break;
+    case Op::Xor:
+      r = x ^ y;
+      break;
+    case Op::Min:
+      r = std::min(x, y);
+      break;
+    case Op::Max:
+      r = std::max(x, y);
+      break;
+    case Op::Eq:
+      return Value::ofInt(x == y);
+    case Op::Ne:
+      return Value::ofInt(x != y);
+    case Op::Lt:
+      return Value::ofInt(x < y);
+    case Op::Le:
+      return Value::ofInt(x <= y);
+    case Op::Gt:
+      return Value::ofInt(x > y);
+    case Op::Ge:
+      return Value::ofInt(x >= y);
     default:
       throw std::runtime_error("unexpected binary operation " + std::string(toString(e.op)));
     }
@@ -360,7 +395,8 @@ private Q_SLOTS:
     int x = varNamed(k.program, "x"), y = varNamed(k.program, "y");
     QVERIFY(x >= 0 && y >= 0);
 
-    const double inputs[] = {-6.0, -2.5, -1.0, -0.3, -1e-3, 0.0, 1e-3, 0.25, 0.7, 1.0, 1.9, 4.5, 9.0};
+    const double inputs[] = {-6.0, -2.5, -1.0, -0.3, -1e-3, 0.0, 1e-3,
+                             0.25, 0.7,  1.0,  1.9,  4.5,   9.0};
     int compared = 0;
     for (std::size_t base = 0; base < std::size(inputs); base += 4) {
       Evaluator ev(k.program);
