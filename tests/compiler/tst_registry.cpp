@@ -230,6 +230,7 @@ private Q_SLOTS:
     QTest::newRow("second entry") << "bar.sync 0;\n}\n.visible .entry evil()\n{" << 0
                                   << "'}' closes a scope";
     QTest::newRow("entry in a scope") << "{\n.entry evil() {}\n}" << 0 << "directive '.entry'";
+    QTest::newRow("visible in a scope") << "{\n.visible .func f() {}\n}" << 0 << "directive '.visible'";
     QTest::newRow("never closed") << "{\nbar.sync 0;" << 0 << "'{' is never closed";
     QTest::newRow("newline in CUDA string") << "bar.sync 0;\r" << 0 << "byte 0x0D";
     QTest::newRow("backslash") << "bar.sync 0;\\" << 0 << "character '\\'";
