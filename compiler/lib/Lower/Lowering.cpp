@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Lowerer.h"
 
+#include "cake/Registry/InlinePtx.h"
+
 #include <algorithm>
 #include <set>
 
@@ -229,6 +231,21 @@ void Lowerer::comment(std::string text) {
 
 void Lowerer::asmStmt(std::string text, std::vector<AsmOperand> outputs,
                       std::vector<AsmOperand> inputs, bool memory, std::string intrinsic) {
+  // Defence in depth behind the registry's template checks: whatever lowering composed (a
+  // template, a prefix, a rewrite, derived code) must stay one statement with operand
+  // references in range, or both back ends would emit something other than this instruction.
+  auto issues = reg::checkInlinePtx(text, outputs.size() + inputs.size(), 1);
+  if (!issues.empty()) {
+    const reg::InlinePtxIssue& is = issues.front();
+    std::size_t from = is.begin > 20 ? is.begin - 20 : 0;
+    std::string near = text.substr(from, std::min<std::size_t>(is.end + 20, text.size()) - from);
+    for (char& c : near)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+        c = ' ';
+    unsupported("lowering produced inline PTX that is not one instruction statement: " +
+                is.message + " (near \"" + near + "\")");
+    return;
+  }
   Stmt s;
   s.kind = intrinsic.empty() ? Stmt::Kind::Asm : Stmt::Kind::Intrin;
   s.text = std::move(text);

@@ -2,6 +2,7 @@
 // translation unit of the project that includes LLVM headers.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/LowerLLVM/LlvmBackend.h"
+#include "cake/Registry/InlinePtx.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Config/llvm-config.h>
@@ -1467,6 +1468,14 @@ LlvmResult emitLlvm(const Program& program, const LlvmOptions& options) {
       pm.run(mod);
     }
     res.ptx.assign(buffer.begin(), buffer.end());
+    // The program is one kernel: a second entry could only come from inline PTX that escaped
+    // its statement, which lowering refuses; never hand such a module on.
+    if (std::size_t entries = reg::countPtxEntries(res.ptx); entries != 1) {
+      res.error = "the emitted PTX has " + std::to_string(entries) +
+                  " kernel entries instead of one (inline PTX left its statement)";
+      res.ptx.clear();
+      return res;
+    }
   }
   res.codegenSeconds = since(t2);
   res.ok = true;
