@@ -1,0 +1,900 @@
+#!/usr/bin/env python3
+# A small concrete evaluator of one PTX entry for one (ctaid, tid): integer semantics for the
+# address arithmetic, float math and cross-lane data opaque, waits satisfied; it records the
+# thread's ordered trace of memory accesses and synchronisation (the back-end differential check,
+# docs/lowering.md). Anything outside its vocabulary is an EvalError, never a silent pass.
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Concrete single-thread PTX evaluator producing memory/synchronisation traces."""
+
+import re
+
+
+class EvalError(Exception):
+    """The evaluator cannot model what the PTX does (fail loudly, never pass)."""
+
+
+class _Opaque:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "?"
+
+
+OPAQUE = _Opaque()  # a value the evaluator does not compute (float math, other lanes' data)
+_MISSING = object()
+
+# Address-space layout of the evaluated thread. Parameters: pointer `i` holds GLOBAL_BASE*(i+1);
+# the parameter space symbol of parameter `i` is at PARAM_BASE + i*PARAM_STRIDE. Generic
+# addresses of the shared and parameter windows are offsets into fixed windows.
+GLOBAL_BASE = 1 << 40
+PARAM_BASE = 0x1000
+PARAM_STRIDE = 0x1000
+SMEM_BASE = 0x400  # the dynamic shared-memory symbol (1 KiB aligned, not zero: masks matter)
+SHARED_WINDOW = 0x7F00_0000_0000
+PARAM_WINDOW = 0x7E00_0000_0000
+WINDOW_SIZE = 1 << 32
+
+M64 = (1 << 64) - 1
+
+_TYPE_RE = re.compile(r"^(s|u|b|f|bf)(8|16|32|64|128)(x2)?$|^pred$")
+
+
+def _width(t):
+    if t == "pred":
+        return 1
+    m = re.match(r"^(?:s|u|b|f|bf)(\d+)(x2)?$", t)
+    if not m:
+        raise EvalError(f"unknown type .{t}")
+    return int(m.group(1)) * (2 if m.group(2) else 1)
+
+
+def _signed(v, w):
+    v &= (1 << w) - 1
+    return v - (1 << w) if v >> (w - 1) else v
+
+
+def _mask(v, w):
+    return v & ((1 << w) - 1)
+
+
+def _split_top(text, sep=","):
+    """Splits at `sep` outside brackets and braces."""
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    tail = "".join(cur).strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+class Instr:
+    """One decoded instruction; operand lists, type and destinations are decoded once."""
+    __slots__ = ("op", "parts", "args", "guard", "neg", "text", "line", "ty", "width", "lists",
+                 "dests")
+
+    def __init__(self, op, args, guard, neg, text, line):
+        self.op = op
+        self.parts = op.split(".")
+        self.args = args
+        self.guard = guard
+        self.neg = neg
+        self.text = text
+        self.line = line
+        self.ty, self.width = None, 0
+        for p in reversed(self.parts[1:]):
+            if _TYPE_RE.match(p):
+                self.ty, self.width = p, _width(p)
+                break
+        # Register lists {a, b, ...} per operand (None: not a list).
+        self.lists = [[x.strip() for x in _split_top(a[1:-1])] if a.startswith("{") else None
+                      for a in args]
+        if not args:
+            self.dests = []
+        elif self.lists[0] is not None:
+            self.dests = self.lists[0]
+        else:
+            self.dests = [x for x in args[0].split("|") if x != "_"]
+
+
+class Kernel:
+    """One parsed `.entry`: parameters, instructions and labels (scoped names made unique)."""
+
+    def __init__(self, name, params, instrs, labels, maxntid):
+        self.name = name
+        self.params = params  # [(name, kind)], kind 'u64' or 'bytes'
+        self.instrs = instrs
+        self.labels = labels
+        self.maxntid = maxntid
+
+
+def _strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    # Debug-line directives end at the end of the line, not at ';'.
+    return re.sub(r"^[ \t]*\.(loc|file)\b[^\n]*", "", text, flags=re.M)
+
+
+_NAME_RE = re.compile(r"%?[A-Za-z_$][\w$]*")
+_LABEL_RE = re.compile(r"^\s*([A-Za-z_$][\w$]*)\s*:(?!:)")
+
+
+def parse(text):
+    """Parses the single `.visible .entry` of a PTX module."""
+    text = _strip_comments(text)
+    entries = list(re.finditer(r"\.entry\s+([\w$]+)\s*\(", text))
+    if len(entries) != 1:
+        raise EvalError(f"expected exactly one .entry, found {len(entries)}")
+    if re.search(r"^\s*(\.visible\s+|\.extern\s+)?\.func\b", text, re.M):
+        raise EvalError("the module defines or declares a .func: calls are not modelled")
+    m = entries[0]
+    name = m.group(1)
+    close = text.index(")", m.end())
+    params = []
+    for p in _split_top(text[m.end():close]):
+        pm = re.match(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(?:\.ptr\s+)?"
+                      r"(?:\.(?:global|shared|const|local)\s+)?(?:\.align\s+\d+\s+)?"
+                      r"([\w$]+)(\[\d+\])?", p)
+        if not pm:
+            raise EvalError(f"cannot parse parameter '{p}'")
+        params.append((pm.group(2), "bytes" if pm.group(3) else pm.group(1)))
+    body_start = text.index("{", close)
+    header = text[close:body_start]
+    nt = re.search(r"\.(?:maxntid|reqntid)\s+(\d+)", header)
+    maxntid = int(nt.group(1)) if nt else 0
+    # Items: '{', '}', labels and statements, each with its scope.
+    items = []
+    depth = 0
+    i = body_start
+    scope_stack = []
+    next_scope = 0
+    parents = {}
+    cur = []
+    n = len(text)
+    stmt_braces = 0  # vector operands {a, b} inside a statement
+    while i < n:
+        ch = text[i]
+        if ch == "{" and (stmt_braces or "".join(cur).strip()):
+            stmt_braces += 1
+            cur.append(ch)
+            i += 1
+            continue
+        if ch == "}" and stmt_braces:
+            stmt_braces -= 1
+            cur.append(ch)
+            i += 1
+            continue
+        if ch == "{":
+            next_scope += 1
+            parents[next_scope] = scope_stack[-1] if scope_stack else None
+            scope_stack.append(next_scope)
+            depth += 1
+            i += 1
+            continue
+        if ch == "}":
+            if "".join(cur).strip():
+                raise EvalError(f"statement without ';' before '}}': {''.join(cur).strip()}")
+            scope_stack.pop()
+            depth -= 1
+            i += 1
+            if depth == 0:
+                break
+            continue
+        if ch == ";":
+            stmt = "".join(cur).strip()
+            cur = []
+            i += 1
+            while True:
+                lm = _LABEL_RE.match(stmt)
+                if not lm:
+                    break
+                items.append(("label", lm.group(1), scope_stack[-1]))
+                stmt = stmt[lm.end():].strip()
+            if stmt:
+                items.append(("stmt", stmt, scope_stack[-1]))
+            continue
+        if ch == ":" and not (i + 1 < n and text[i + 1] == ":") and not (
+                i > 0 and text[i - 1] == ":"):
+            # a label ends at ':' (not '::'); statements never contain a lone ':'
+            lab = "".join(cur).strip()
+            if re.fullmatch(r"[A-Za-z_$][\w$]*", lab):
+                items.append(("label", lab, scope_stack[-1]))
+                cur = []
+                i += 1
+                continue
+        cur.append(ch)
+        i += 1
+    # Declarations per scope (registers and labels inside nested braces shadow outer names).
+    decls = {}
+    for kind, s, sc in items:
+        if kind == "label":
+            decls.setdefault(sc, set()).add(s)
+        elif s.startswith(".reg"):
+            for nm in _split_top(re.sub(r"^\.reg\s+(\.v\d+\s+)?\.\w+\s+", "", s)):
+                nm = re.sub(r"<\d+>$", "", nm.strip())
+                decls.setdefault(sc, set()).add(nm)
+    root = 1
+
+    def resolve(nm, sc):
+        while sc is not None and sc != root:
+            if nm in decls.get(sc, ()):
+                return f"{nm}@{sc}"
+            sc = parents[sc]
+        return nm
+
+    def rename(s, sc):
+        if sc == root:
+            return s
+        return _NAME_RE.sub(lambda mm: resolve(mm.group(0), sc), s)
+
+    instrs, labels = [], {}
+    for kind, s, sc in items:
+        if kind == "label":
+            labels[resolve(s, sc)] = len(instrs)
+            continue
+        if s.startswith("."):
+            if re.match(r"\.(reg|loc|file|pragma)\b", s):
+                continue
+            raise EvalError(f"unsupported directive in the body: {s}")
+        s = rename(s, sc)
+        guard, neg = None, False
+        gm = re.match(r"^@(!?)(\S+)\s+", s)
+        if gm:
+            neg = gm.group(1) == "!"
+            guard = gm.group(2)
+            s = s[gm.end():]
+        parts = s.split(None, 1)
+        op = parts[0]
+        args = _split_top(parts[1]) if len(parts) > 1 else []
+        instrs.append(Instr(op, args, guard, neg, s, len(instrs)))
+    return Kernel(name, params, instrs, labels, maxntid)
+
+
+class Thread:
+    """Runs one thread of a parsed kernel and records its trace."""
+
+    def __init__(self, kernel, ctaid, tid, nctaid, ntid, max_steps=2_000_000):
+        self.k = kernel
+        self.regs = {}
+        self.mem = {}
+        self.trace = []
+        self.ctaid, self.tid, self.nctaid, self.ntid = ctaid, tid, nctaid, ntid
+        self.max_steps = max_steps
+        self.consts = {}
+        for nm in ("%tid.x", "%ntid.x", "%ctaid.x", "%nctaid.x", "%laneid", "%tid.y", "%tid.z",
+                   "%ntid.y", "%ntid.z", "%ctaid.y", "%ctaid.z", "%nctaid.y", "%nctaid.z"):
+            self.consts[nm] = self.special(nm)
+        self.symbols = {"cake_smem": SMEM_BASE}
+        for i, (pname, kind) in enumerate(kernel.params):
+            addr = PARAM_BASE + i * PARAM_STRIDE
+            self.symbols[pname] = addr
+            if kind in ("u64", "b64", "s64"):
+                self._store_bytes("param", addr, GLOBAL_BASE * (i + 1), 8)
+
+    # ---- values
+    def special(self, nm):
+        table = {
+            "%tid.x": self.tid, "%tid.y": 0, "%tid.z": 0,
+            "%ntid.x": self.ntid, "%ntid.y": 1, "%ntid.z": 1,
+            "%ctaid.x": self.ctaid, "%ctaid.y": 0, "%ctaid.z": 0,
+            "%nctaid.x": self.nctaid, "%nctaid.y": 1, "%nctaid.z": 1,
+            "%laneid": self.tid % 32,
+        }
+        if nm not in table:
+            raise EvalError(f"special register {nm} is not modelled")
+        return table[nm]
+
+    def value(self, a):
+        """Value of an operand text (register, immediate, symbol, special register)."""
+        v = self.regs.get(a, _MISSING)
+        if v is not _MISSING:
+            return v
+        v = self.consts.get(a, _MISSING)
+        if v is not _MISSING:
+            return v
+        v = self._slow_value(a)
+        if not a.startswith("%") and "@" not in a:
+            self.consts[a] = v  # immediates and symbols do not change
+        return v
+
+    def _slow_value(self, a):
+        c = a[0]
+        if c == "%":
+            if a in self.regs:
+                return self.regs[a]
+            if "." in a:
+                return self.special(a)
+            return OPAQUE  # never written: an undefined input (e.g. a '+f' accumulator)
+        if c.isdigit() or c == "-":
+            if re.fullmatch(r"-?0[fF][0-9a-fA-F]{8}|-?0[dD][0-9a-fA-F]{16}", a):
+                return OPAQUE  # float immediate
+            try:
+                return int(a, 0) & M64
+            except ValueError:
+                if re.fullmatch(r"-?\d+\.\d*(e-?\d+)?", a):
+                    return OPAQUE
+                raise EvalError(f"bad immediate '{a}'")
+        if a in self.symbols:
+            return self.symbols[a]
+        if a in self.regs:  # registers declared inside an asm block (cake_p@3)
+            return self.regs[a]
+        if "@" in a:
+            return OPAQUE
+        raise EvalError(f"unknown operand '{a}'")
+
+    def address(self, a):
+        """Value of an address operand `[reg+imm]`, `[sym]`, `[imm]`."""
+        if not (a.startswith("[") and a.endswith("]")):
+            raise EvalError(f"expected an address operand, got '{a}'")
+        inner = a[1:-1].replace(" ", "")
+        m = re.fullmatch(r"([^+\-]+)(?:\+?(-?(?:0x)?[0-9a-fA-F]+))?", inner)
+        if not m:
+            raise EvalError(f"cannot parse address '{a}'")
+        base = self.value(m.group(1))
+        if base is OPAQUE:
+            raise EvalError(f"address {a} depends on a value the evaluator does not compute")
+        return (base + (int(m.group(2), 0) if m.group(2) else 0)) & M64
+
+    def set(self, d, v, w=64):
+        if d == "_":
+            return
+        if d.startswith("{"):
+            raise EvalError(f"unexpected vector destination {d}")
+        self.regs[d] = v if v is OPAQUE else _mask(v, w)
+
+    # ---- memory
+    def _store_bytes(self, space, addr, v, n):
+        for b in range(n):
+            self.mem[(space, addr + b)] = OPAQUE if v is OPAQUE else (v >> (8 * b)) & 0xFF
+
+    def _load_bytes(self, space, addr, n):
+        v = 0
+        for b in range(n):
+            byte = self.mem.get((space, addr + b))
+            if byte is None:
+                # Data nobody stored in this thread: a deterministic pseudo-value of the address,
+                # the same for both back ends.
+                a = addr + b
+                byte = ((a * 2654435761) >> 11 ^ len(space)) & 0xFF
+            if byte is OPAQUE:
+                return OPAQUE
+            v |= byte << (8 * b)
+        return v
+
+    def resolve_space(self, space, addr):
+        if space not in ("", "generic"):
+            return space, addr
+        if SHARED_WINDOW <= addr < SHARED_WINDOW + WINDOW_SIZE:
+            return "shared", addr - SHARED_WINDOW
+        if PARAM_WINDOW <= addr < PARAM_WINDOW + WINDOW_SIZE:
+            return "param", addr - PARAM_WINDOW
+        return "global", addr
+
+    def event(self, *ev):
+        self.trace.append(ev)
+
+    # ---- run
+    def run(self):
+        k = self.k
+        pc = 0
+        steps = 0
+        n = len(k.instrs)
+        while pc < n:
+            steps += 1
+            if steps > self.max_steps:
+                raise EvalError(f"thread ran past {self.max_steps} instructions")
+            ins = k.instrs[pc]
+            pc += 1
+            if ins.guard is not None:
+                g = self.value(ins.guard)
+                if g is OPAQUE:
+                    if ins.parts[0] == "bra" or _has_effect(ins):
+                        raise EvalError(
+                            f"'{ins.text}' is guarded by a value the evaluator does not compute")
+                    for d in _dests(ins):
+                        self.regs[d] = OPAQUE
+                    continue
+                if bool(g) == ins.neg:
+                    continue
+            op = ins.parts[0]
+            if op == "bra":
+                tgt = ins.args[0]
+                if tgt not in k.labels:
+                    raise EvalError(f"unknown branch target {tgt}")
+                pc = k.labels[tgt]
+                continue
+            if op in ("ret", "exit"):
+                break
+            try:
+                h = _HANDLERS.get(op)
+                if h is None:
+                    raise EvalError(f"instruction '{ins.op}' is not modelled")
+                h(self, ins)
+            except EvalError as e:
+                raise EvalError(f"{e} (in '{ins.text}')") from None
+        return self.trace
+
+
+def _has_effect(ins):
+    op = ins.parts[0]
+    return op not in _PURE
+
+
+def _dests(ins):
+    return ins.dests
+
+
+def _itype(ins):
+    """The instruction's last type suffix and its width."""
+    if ins.ty is None:
+        raise EvalError(f"no type suffix in '{ins.op}'")
+    return ins.ty, ins.width
+
+
+def _is_float(t):
+    return t.startswith("f") or t.startswith("bf")
+
+
+# ---- integer / predicate arithmetic --------------------------------------------------------
+def _arith(th, ins):
+    op = ins.parts[0]
+    t, w = _itype(ins)
+    vals = [th.value(a) for a in ins.args[1:]]
+    d = ins.args[0]
+    if _is_float(t) or any(v is OPAQUE for v in vals):
+        th.set(d, OPAQUE)
+        return
+    if t == "pred":
+        a = vals[0] & 1
+        b = vals[1] & 1 if len(vals) > 1 else 0
+        r = {"and": a & b, "or": a | b, "xor": a ^ b, "not": 1 - a, "mov": a}[op]
+        th.set(d, r, 1)
+        return
+    s = t.startswith("s")
+    mods = ins.parts[1:-1]
+    a = vals[0]
+    b = vals[1] if len(vals) > 1 else 0
+    sa, sb = _signed(a, w), _signed(b, w)
+    if op == "add":
+        r = a + b
+    elif op == "sub":
+        r = a - b
+    elif op == "mul" or op == "mad":
+        if "wide" in mods:
+            r = (sa * sb) if s else (_mask(a, w) * _mask(b, w))
+            w2 = 2 * w
+            if op == "mad":
+                r += vals[2]
+            th.set(d, r, w2)
+            return
+        if "hi" in mods:
+            r = ((sa * sb) if s else (_mask(a, w) * _mask(b, w))) >> w
+        else:
+            r = a * b
+        if op == "mad":
+            r += vals[2]
+    elif op in ("div", "rem"):
+        if _mask(b, w) == 0:
+            raise EvalError("integer division by zero")
+        if s:
+            q = abs(sa) // abs(sb) * (1 if (sa < 0) == (sb < 0) else -1)
+            r = q if op == "div" else sa - q * sb
+        else:
+            r = _mask(a, w) // _mask(b, w) if op == "div" else _mask(a, w) % _mask(b, w)
+    elif op == "and":
+        r = a & b
+    elif op == "or":
+        r = a | b
+    elif op == "xor":
+        r = a ^ b
+    elif op == "not":
+        r = ~a
+    elif op == "neg":
+        r = -a
+    elif op == "abs":
+        r = abs(sa)
+    elif op == "min":
+        r = min(sa, sb) if s else min(_mask(a, w), _mask(b, w))
+    elif op == "max":
+        r = max(sa, sb) if s else max(_mask(a, w), _mask(b, w))
+    elif op == "shl":
+        sh = _mask(b, 32)
+        r = 0 if sh >= w else a << sh
+    elif op == "shr":
+        sh = _mask(b, 32)
+        if s:
+            r = sa >> min(sh, w - 1)
+        else:
+            r = 0 if sh >= w else _mask(a, w) >> sh
+    else:
+        raise EvalError(f"integer operation {op} is not modelled")
+    th.set(d, r, w)
+
+
+def _mov(th, ins):
+    d, a = ins.args[0], ins.args[1]
+    t, w = _itype(ins)
+    if d.startswith("{"):  # unpack
+        parts = [x.strip() for x in d[1:-1].split(",")]
+        v = th.value(a)
+        pw = w // len(parts)
+        for i, p in enumerate(parts):
+            th.set(p, OPAQUE if v is OPAQUE else (v >> (pw * i)), pw)
+        return
+    if a.startswith("{"):  # pack
+        parts = [x.strip() for x in a[1:-1].split(",")]
+        pw = w // len(parts)
+        r = 0
+        for i, p in enumerate(parts):
+            v = th.value(p)
+            if v is OPAQUE:
+                th.set(d, OPAQUE)
+                return
+            r |= _mask(v, pw) << (pw * i)
+        th.set(d, r, w)
+        return
+    v = th.value(a)
+    th.set(d, v, w)
+
+
+def _setp(th, ins):
+    cmp_ = ins.parts[1]
+    t, w = _itype(ins)
+    boolop = ins.parts[2] if len(ins.parts) > 3 and ins.parts[2] in ("and", "or", "xor") else None
+    dests = ins.args[0].split("|")
+    a, b = th.value(ins.args[1]), th.value(ins.args[2])
+    c = None
+    if boolop:
+        cs = ins.args[3]
+        c = th.value(cs.lstrip("!"))
+        if c is not OPAQUE and cs.startswith("!"):
+            c = 1 - (c & 1)
+    if _is_float(t) or a is OPAQUE or b is OPAQUE or c is OPAQUE:
+        for dd in dests:
+            th.set(dd, OPAQUE)
+        return
+    s = t.startswith("s")
+    if s:
+        x, y = _signed(a, w), _signed(b, w)
+    else:
+        x, y = _mask(a, w), _mask(b, w)
+    table = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y,
+             "lo": x < y, "ls": x <= y, "hi": x > y, "hs": x >= y}
+    if cmp_ not in table:
+        raise EvalError(f"comparison {cmp_} is not modelled")
+    r = int(table[cmp_])
+    if boolop:
+        r = {"and": r & c, "or": r | c, "xor": r ^ c}[boolop]
+    th.set(dests[0], r, 1)
+    if len(dests) > 1:
+        th.set(dests[1], 1 - r, 1)
+
+
+def _selp(th, ins):
+    t, w = _itype(ins)
+    a, b, c = (th.value(x) for x in ins.args[1:4])
+    if c is OPAQUE:
+        th.set(ins.args[0], a if a == b and a is not OPAQUE else OPAQUE)
+        return
+    th.set(ins.args[0], a if c & 1 else b, w)
+
+
+def _cvt(th, ins):
+    types = [p for p in ins.parts[1:] if _TYPE_RE.match(p)]
+    if len(types) != 2:
+        raise EvalError(f"cannot read the types of '{ins.op}'")
+    dt, st = types
+    v = th.value(ins.args[1])
+    if _is_float(dt) or _is_float(st) or v is OPAQUE:
+        th.set(ins.args[0], OPAQUE)
+        return
+    sw, dw = _width(st), _width(dt)
+    v = _signed(v, sw) if st.startswith("s") else _mask(v, sw)
+    th.set(ins.args[0], v, dw)
+
+
+def _cvta(th, ins):
+    to = "to" in ins.parts
+    space = [p for p in ins.parts[1:] if p in ("shared", "param", "global", "local", "const")]
+    if not space:
+        raise EvalError(f"cvta without a state space: {ins.op}")
+    space = space[0]
+    v = th.value(ins.args[1])
+    if v is OPAQUE:
+        th.set(ins.args[0], OPAQUE)
+        return
+    t, w = _itype(ins)
+    window = {"shared": SHARED_WINDOW, "param": PARAM_WINDOW}.get(space)
+    if space in ("global",):
+        th.set(ins.args[0], v, w)
+    elif window is None:
+        raise EvalError(f"cvta to/from .{space} is not modelled")
+    elif to:
+        th.set(ins.args[0], v - window, w)
+    else:
+        th.set(ins.args[0], v + window, w)
+
+
+def _bfe(th, ins):
+    t, w = _itype(ins)
+    a, pos, ln = (th.value(x) for x in ins.args[1:4])
+    if OPAQUE in (a, pos, ln):
+        th.set(ins.args[0], OPAQUE)
+        return
+    pos, ln = pos & 0xFF, ln & 0xFF
+    r = (_mask(a, w) >> pos) & ((1 << ln) - 1) if pos < w else 0
+    if t.startswith("s") and ln:
+        top = min(pos + ln - 1, w - 1)
+        sign = (a >> top) & 1
+        if sign:
+            r |= ~((1 << ln) - 1)
+    th.set(ins.args[0], r, w)
+
+
+def _bfi(th, ins):
+    t, w = _itype(ins)
+    f, b, pos, ln = (th.value(x) for x in ins.args[1:5])
+    if OPAQUE in (f, b, pos, ln):
+        th.set(ins.args[0], OPAQUE)
+        return
+    pos, ln = pos & 0xFF, ln & 0xFF
+    m = ((1 << ln) - 1) << pos
+    th.set(ins.args[0], (b & ~m) | ((f << pos) & m), w)
+
+
+def _prmt(th, ins):
+    a, b, c = (th.value(x) for x in ins.args[1:4])
+    if OPAQUE in (a, b, c) or len(ins.parts) > 2:
+        th.set(ins.args[0], OPAQUE if OPAQUE in (a, b, c) else _raise(ins))
+        return
+    src = _mask(a, 32) | (_mask(b, 32) << 32)
+    r = 0
+    for i in range(4):
+        sel = (c >> (4 * i)) & 0xF
+        byte = (src >> (8 * (sel & 7))) & 0xFF
+        if sel & 8:
+            byte = 0xFF if byte & 0x80 else 0
+        r |= byte << (8 * i)
+    th.set(ins.args[0], r, 32)
+
+
+def _raise(ins):
+    raise EvalError(f"'{ins.op}' is not modelled")
+
+
+def _opaque_result(th, ins):
+    regs = th.regs
+    for d in ins.dests:
+        regs[d] = OPAQUE
+
+
+# ---- memory and synchronisation --------------------------------------------------------------
+_SPACES = ("global", "shared", "local", "param", "const")
+
+
+def _space_of(ins):
+    for p in ins.parts[1:]:
+        if p in _SPACES:
+            return p
+        if p.startswith("shared::"):
+            return "shared"
+    return ""
+
+
+def _vec(ins):
+    for p in ins.parts:
+        if p in ("v2", "v4", "v8"):
+            return int(p[1:])
+    return 1
+
+
+def _ld(th, ins):
+    space = _space_of(ins)
+    t, w = _itype(ins)
+    addr = th.address(ins.args[1])
+    space, addr = th.resolve_space(space, addr)
+    n = _vec(ins)
+    nb = max(1, w // 8)
+    if space != "param":
+        th.event("ld", space, addr, n * nb)
+    dests = _dests(ins)
+    if len(dests) != n:
+        raise EvalError("vector width and destinations disagree")
+    for i, d in enumerate(dests):
+        v = th._load_bytes(space, addr + i * nb, nb)
+        th.set(d, v, w)
+
+
+def _st(th, ins):
+    space = _space_of(ins)
+    t, w = _itype(ins)
+    addr = th.address(ins.args[0])
+    space, addr = th.resolve_space(space, addr)
+    n = _vec(ins)
+    nb = max(1, w // 8)
+    th.event("st", space, addr, n * nb)
+    src = ins.args[1]
+    srcs = [x.strip() for x in src[1:-1].split(",")] if src.startswith("{") else [src]
+    if len(srcs) != n:
+        raise EvalError("vector width and sources disagree")
+    for i, s in enumerate(srcs):
+        th._store_bytes(space, addr + i * nb, th.value(s), nb)
+
+
+def _operand_values(th, args):
+    """Values of non-register-list operands, addresses resolved (for sync/async events)."""
+    out = []
+    for a in args:
+        if a.startswith("["):
+            inner = a[1:-1]
+            if "," in inner:  # tensor operand [tmap, {c0, c1}]
+                parts = _split_top(inner)
+                base = th.value(parts[0])
+                coords = [th.value(x) for x in _split_top(parts[1][1:-1])]
+                if base is OPAQUE or OPAQUE in coords:
+                    raise EvalError(f"tensor operand {a} depends on uncomputed values")
+                out.append(("tensor", base, tuple(coords)))
+            else:
+                out.append(("addr", th.address(a)))
+        elif a.startswith("{"):
+            out.append(("regs", len(_split_top(a[1:-1]))))
+        elif a == "_":
+            out.append("_")
+        else:
+            v = th.value(a)
+            if v is OPAQUE:
+                raise EvalError(f"operand {a} depends on a value the evaluator does not compute")
+            out.append(v)
+    return tuple(out)
+
+
+def _sync(th, ins):
+    """An instruction recorded with all its operand values (none may be opaque)."""
+    th.event(_canonical(ins.op), *_operand_values(th, ins.args))
+
+
+def _canonical(op):
+    # `bar.sync` is `barrier.sync.aligned`; LLVM's named-barrier intrinsic prints the non-aligned
+    # `barrier.sync`, which every thread of our kernels reaches convergently: the same barrier.
+    parts = op.split(".")
+    if parts[0] == "barrier" and len(parts) > 1 and parts[1] in ("sync", "arrive"):
+        return ".".join(["bar"] + [p for p in parts[1:] if p != "aligned"])
+    return op
+
+
+def _mbarrier(th, ins):
+    sub = ins.parts[1]
+    if sub in ("try_wait", "test_wait"):
+        # Waits are satisfied: the predicate says "phase complete".
+        dest = ins.args[0]
+        th.event(ins.op, *_operand_values(th, ins.args[1:]))
+        th.set(dest, 1, 1)
+        return
+    if sub == "arrive" or sub == "arrive_drop":
+        th.event(ins.op, *_operand_values(th, ins.args[1:]))
+        th.set(ins.args[0], OPAQUE)
+        return
+    th.event(ins.op, *_operand_values(th, ins.args))
+
+
+def _elect(th, ins):
+    # elect.sync with a full mask elects the lowest active lane: lane 0 of a converged warp.
+    d = ins.args[0].split("|")
+    lane0 = int(th.tid % 32 == 0)
+    if d[0] != "_":
+        th.set(d[0], 0, 32)  # the elected lane's index
+    if len(d) > 1:
+        th.set(d[1], lane0, 1)
+    th.event("elect.sync", th.value(ins.args[1]))
+
+
+def _reg_in_out(th, ins, outs):
+    """Records the operation with its non-register operands; its register outputs are opaque."""
+    vals = []
+    for i, a in enumerate(ins.args):
+        if i < outs:
+            continue
+        if a.startswith("{"):
+            vals.append(("regs", len(_split_top(a[1:-1]))))
+            continue
+        if a.startswith("["):
+            vals.append(_operand_values(th, [a])[0])
+            continue
+        v = th.value(a)
+        vals.append(v if v is not OPAQUE else "?")
+    th.event(ins.op, *vals)
+    for i in range(outs):
+        lst = ins.lists[i]
+        for d in (lst if lst is not None else [ins.args[i]]):
+            if d != "_":
+                th.regs[d] = OPAQUE
+
+
+def _ldmatrix(th, ins):
+    _reg_in_out(th, ins, 1)
+
+
+def _wgmma(th, ins):
+    sub = ins.parts[1]
+    if sub == "mma_async":
+        # {d...}, descA|{a...}, descB, scale-d, imm-scale-a, imm-scale-b[, tnspA, tnspB]
+        vals = [("regs", len(ins.lists[0]))]
+        for a, lst in zip(ins.args[1:], ins.lists[1:]):
+            if lst is not None:
+                vals.append(("regs", len(lst)))
+            else:
+                v = th.value(a)
+                if v is OPAQUE:
+                    raise EvalError(f"wgmma operand {a} is not computed")
+                vals.append(v)
+        th.event(ins.op, *vals)
+        regs = th.regs
+        for d in ins.dests:
+            regs[d] = OPAQUE
+        return
+    _sync(th, ins)
+
+
+def _tcgen05(th, ins):
+    sub = ins.parts[1]
+    if sub == "ld":
+        _reg_in_out(th, ins, 1)
+        return
+    _sync(th, ins)
+
+
+_HANDLERS = {
+    "add": _arith, "sub": _arith, "mul": _arith, "mad": _arith, "div": _arith, "rem": _arith,
+    "and": _arith, "or": _arith, "xor": _arith, "not": _arith, "neg": _arith, "abs": _arith,
+    "min": _arith, "max": _arith, "shl": _arith, "shr": _arith,
+    "mov": _mov, "setp": _setp, "selp": _selp, "cvt": _cvt, "cvta": _cvta, "bfe": _bfe,
+    "bfi": _bfi, "prmt": _prmt,
+    # float math and cross-lane data: opaque results
+    "fma": _opaque_result, "ex2": _opaque_result, "lg2": _opaque_result, "rcp": _opaque_result,
+    "rsqrt": _opaque_result, "sqrt": _opaque_result, "tanh": _opaque_result,
+    "sin": _opaque_result, "cos": _opaque_result, "mma": _opaque_result,
+    "shfl": _opaque_result, "testp": _opaque_result, "copysign": _opaque_result,
+    "ld": _ld, "st": _st,
+    "cp": _sync, "bar": _sync, "barrier": _sync, "fence": _sync, "membar": _sync,
+    "setmaxnreg": _sync, "griddepcontrol": _sync,
+    "mbarrier": _mbarrier, "elect": _elect, "ldmatrix": _ldmatrix, "stmatrix": _sync,
+    "wgmma": _wgmma, "tcgen05": _tcgen05,
+}
+
+_PURE = {"add", "sub", "mul", "mad", "div", "rem", "and", "or", "xor", "not", "neg", "abs", "min",
+         "max", "shl", "shr", "mov", "setp", "selp", "cvt", "cvta", "bfe", "bfi", "prmt", "fma",
+         "ex2", "lg2", "rcp", "rsqrt", "sqrt", "tanh", "sin", "cos", "mma", "testp", "copysign"}
+
+
+def describe(ev):
+    """A readable form of one trace event (addresses relative to the known windows)."""
+    def fmt(v):
+        if isinstance(v, tuple):
+            if v and v[0] == "addr":
+                return "[" + fmt(v[1]) + "]"
+            if v and v[0] == "tensor":
+                return "[" + fmt(v[1]) + ", {" + ", ".join(fmt(x) for x in v[2]) + "}]"
+            if v and v[0] == "regs":
+                return "{%d regs}" % v[1]
+            return str(v)
+        if isinstance(v, int):
+            if v >= GLOBAL_BASE and v < GLOBAL_BASE * 64 and v % GLOBAL_BASE < (1 << 36):
+                return "param%d+0x%x" % (v // GLOBAL_BASE - 1, v % GLOBAL_BASE)
+            if PARAM_WINDOW <= v < PARAM_WINDOW + WINDOW_SIZE:
+                return "&param%d" % ((v - PARAM_WINDOW - PARAM_BASE) // PARAM_STRIDE)
+            return hex(v) if v > 4096 else str(v)
+        return str(v)
+    if ev[0] in ("ld", "st"):
+        base = ev[2]
+        where = fmt(base) if ev[1] == "global" else "smem+0x%x" % (base - SMEM_BASE) \
+            if ev[1] == "shared" else hex(base)
+        return "%s.%s [%s] %d bytes" % (ev[0], ev[1], where, ev[3])
+    return ev[0] + " " + ", ".join(fmt(v) for v in ev[1:])
