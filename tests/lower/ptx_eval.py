@@ -79,7 +79,7 @@ def _split_top(text, sep=","):
 class Instr:
     """One decoded instruction; operand lists, type and destinations are decoded once."""
     __slots__ = ("op", "parts", "args", "guard", "neg", "text", "line", "ty", "width", "lists",
-                 "dests")
+                 "dests", "handler", "fn")
 
     def __init__(self, op, args, guard, neg, text, line):
         self.op = op
@@ -89,6 +89,7 @@ class Instr:
         self.neg = neg
         self.text = text
         self.line = line
+        self.handler = self.fn = None
         self.ty, self.width = None, 0
         for p in reversed(self.parts[1:]):
             if _TYPE_RE.match(p):
@@ -108,7 +109,8 @@ class Instr:
 class Kernel:
     """One parsed `.entry`: parameters, instructions and labels (scoped names made unique)."""
 
-    def __init__(self, name, params, instrs, labels, maxntid):
+    def __init__(self, name, params, instrs, labels, maxntid, registers=()):
+        self.registers = set(registers)  # declared register names ('%r<20>' as '%r0'..'%r19')
         self.name = name
         self.params = params  # [(name, kind)], kind 'u64' or 'bytes'
         self.instrs = instrs
@@ -214,12 +216,17 @@ def parse(text):
         i += 1
     # Declarations per scope (registers and labels inside nested braces shadow outer names).
     decls = {}
+    registers = set()
     for kind, s, sc in items:
         if kind == "label":
             decls.setdefault(sc, set()).add(s)
         elif s.startswith(".reg"):
             for nm in _split_top(re.sub(r"^\.reg\s+(\.v\d+\s+)?\.\w+\s+", "", s)):
-                nm = re.sub(r"<\d+>$", "", nm.strip())
+                arr = re.fullmatch(r"(.*)<(\d+)>", nm.strip())
+                if arr:
+                    registers.update(f"{arr.group(1)}{i}" for i in range(int(arr.group(2))))
+                nm = arr.group(1) if arr else nm.strip()
+                registers.add(nm if sc == 1 else f"{nm}@{sc}")
                 decls.setdefault(sc, set()).add(nm)
     root = 1
 
@@ -255,7 +262,7 @@ def parse(text):
         op = parts[0]
         args = _split_top(parts[1]) if len(parts) > 1 else []
         instrs.append(Instr(op, args, guard, neg, s, len(instrs)))
-    return Kernel(name, params, instrs, labels, maxntid)
+    return Kernel(name, params, instrs, labels, maxntid, registers)
 
 
 class Thread:
@@ -310,9 +317,9 @@ class Thread:
         if c == "%":
             if a in self.regs:
                 return self.regs[a]
-            if "." in a:
-                return self.special(a)
-            return OPAQUE  # never written: an undefined input (e.g. a '+f' accumulator)
+            if a in self.k.registers:
+                return OPAQUE  # never written: an undefined input (e.g. a '+f' accumulator)
+            return self.special(a)
         if c.isdigit() or c == "-":
             if re.fullmatch(r"-?0[fF][0-9a-fA-F]{8}|-?0[dD][0-9a-fA-F]{16}", a):
                 return OPAQUE  # float immediate
@@ -414,9 +421,9 @@ class Thread:
             if op in ("ret", "exit"):
                 break
             try:
-                h = _HANDLERS.get(op)
+                h = ins.handler
                 if h is None:
-                    raise EvalError(f"instruction '{ins.op}' is not modelled")
+                    h = ins.handler = _handler(ins)
                 h(self, ins)
             except EvalError as e:
                 raise EvalError(f"{e} (in '{ins.text}')") from None
@@ -849,6 +856,58 @@ def _tcgen05(th, ins):
         _reg_in_out(th, ins, 1)
         return
     _sync(th, ins)
+
+
+def _shl(a, b, w):
+    b &= 0xFFFFFFFF
+    return 0 if b >= w else a << b
+
+
+def _shr_u(a, b, w):
+    b &= 0xFFFFFFFF
+    return 0 if b >= w else _mask(a, w) >> b
+
+
+_FAST = {
+    "add": lambda a, b, w: a + b,
+    "sub": lambda a, b, w: a - b,
+    "and": lambda a, b, w: a & b,
+    "or": lambda a, b, w: a | b,
+    "xor": lambda a, b, w: a ^ b,
+    "shl": _shl,
+}
+
+
+def _fast_binary(th, ins):
+    """Two-operand integer operations without signedness (the bulk of address arithmetic)."""
+    a = th.value(ins.args[1])
+    b = th.value(ins.args[2])
+    if a is OPAQUE or b is OPAQUE:
+        th.regs[ins.args[0]] = OPAQUE
+    else:
+        w = ins.width
+        th.regs[ins.args[0]] = ins.fn(a, b, w) & ((1 << w) - 1)
+
+
+def _handler(ins):
+    """Picks the handler of an instruction once (a fast path for plain integer arithmetic)."""
+    op = ins.parts[0]
+    t = ins.ty
+    if (len(ins.args) == 3 and t is not None and t != "pred" and not _is_float(t)
+            and ins.lists[0] is None and "|" not in ins.args[0]):
+        if op in _FAST and len(ins.parts) == 2:
+            ins.fn = _FAST[op]
+            return _fast_binary
+        if op == "mul" and ins.parts[1] == "lo":
+            ins.fn = lambda a, b, w: a * b
+            return _fast_binary
+        if op == "shr" and not t.startswith("s"):
+            ins.fn = _shr_u
+            return _fast_binary
+    h = _HANDLERS.get(op)
+    if h is None:
+        raise EvalError(f"instruction '{ins.op}' is not modelled")
+    return h
 
 
 _HANDLERS = {
