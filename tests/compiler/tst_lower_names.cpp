@@ -7,6 +7,7 @@
 #include "cake/Lower/CudaEmitter.h"
 #include "cake/Lower/Lowering.h"
 #include "cake/Lower/Naming.h"
+#include "cake/Support/StringUtil.h"
 
 #include <QtTest>
 #include <regex>
@@ -55,7 +56,7 @@ QStringList shadowingBindings(const std::string& cuda) {
     if (!inKernel && !inSignature) {
       if (std::regex_search(line, m, constant))
         fileScope.insert(m[1]);
-      if (line.rfind("extern \"C\" __global__", 0) == 0) {
+      if (raw.rfind("extern \"C\" __global__", 0) == 0) {
         inSignature = true;
         scopes.push_back({});
       }
@@ -113,7 +114,8 @@ private Q_SLOTS:
       QTest::newRow(p) << QString::fromLatin1(p);
   }
 
-  /// Each user loop of the kernel renamed to each lowering name: the kernel lowers and its CUDA
+  /// Each user loop of the kernel (tile loops included) and its first two register buffers
+  /// renamed to each lowering name: the kernel lowers and its CUDA
   /// export binds no name twice in nested scopes. At least one renaming per kernel has to be
   /// resolved by the namer (the emitted code contains a `_1` variant), so the row tests
   /// something.
@@ -123,9 +125,15 @@ private Q_SLOTS:
     std::string error;
     auto text = readFile(file, error);
     QVERIFY2(text, error.c_str());
-    std::set<std::string> loops;
-    static const std::regex userLoop(R"(\n\s*for (\w+) in (?!tiles))");
+    std::set<std::string> loops; // user names to rename
+    static const std::regex userLoop(R"(\n\s*for (\w+) in )");
     for (std::sregex_iterator it(text->begin(), text->end(), userLoop), end; it != end; ++it)
+      loops.insert((*it)[1]);
+    // Register buffers become variables of the role scope too: the first two of each kernel.
+    static const std::regex regBuffer(R"(\n\s*reg (\w+) :)");
+    int buffers = 0;
+    for (std::sregex_iterator it(text->begin(), text->end(), regBuffer), end;
+         it != end && buffers < 2; ++it, ++buffers)
       loops.insert((*it)[1]);
     QVERIFY(!loops.empty());
     int lowered = 0, resolved = 0;

@@ -46,8 +46,8 @@ std::string ScopedNamer::sanitize(std::string_view hint) {
 const std::string& ScopedNamer::bind(int key, std::string_view hint) {
   std::string base = sanitize(hint);
   std::string name = base;
-  // Suffixes `_<n>`: `base_1` cannot be spelled by another base followed by `_<n>` unless that
-  // base is `base_1` minus its digits, i.e. equal to `base`, so distinct bases stay distinct.
+  // Every candidate is checked, so `c_1` chosen for a second `c` never collides with a user's
+  // own `c_1`; a trailing '_' is dropped first so that no candidate spells `__`.
   if (!base.empty() && base.back() == '_')
     base.pop_back();
   for (int k = 1; taken(name); ++k)
