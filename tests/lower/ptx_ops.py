@@ -349,6 +349,10 @@ def _operand_values(th, args):
             v = th.value(a)
             if v is OPAQUE:
                 raise EvalError(f"operand {a} depends on a value the evaluator does not compute")
+            # A small negative immediate (`-1` from LLVM, `0xffffffff` in inline PTX) is the same
+            # 32-bit operand: compare the low 32 bits.
+            if v >= (1 << 64) - (1 << 31):
+                v &= 0xFFFFFFFF
             out.append(v)
     return tuple(out)
 

@@ -117,6 +117,11 @@ $L_done:
 	ret;""", tid=5)
         self.assertEqual(lane5, [("elect.sync", 0xFFFFFFFF)])
 
+    def test_negative_immediates_are_32_bit_operands(self):
+        a = trace("\tbar.warp.sync -1;\n\tret;")
+        b = trace("\tbar.warp.sync 0xffffffff;\n\tret;")
+        self.assertEqual(a, b)
+
     def test_loud_failures(self):
         cases = {
             "unknown instruction": "\tfoo.bar.b32 %r1, 1;\n\tret;",
