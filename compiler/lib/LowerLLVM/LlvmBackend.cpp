@@ -4,6 +4,8 @@
 #include "cake/LowerLLVM/LlvmBackend.h"
 #include "cake/Registry/InlinePtx.h"
 
+#include "cake/Lower/Naming.h"
+
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/DIBuilder.h>
@@ -268,19 +270,14 @@ private:
     m_resident = ptxResidentArrays(m_p);
     m_regPrefix.assign(m_p.vars.size(), {});
     std::string decl;
-    std::map<std::string, int> taken;
+    // PTX registers live at function scope: one namer scope for all of them. Element numbers
+    // follow the last '_', so distinct bases never spell the same register.
+    ScopedNamer namer(nullptr);
     for (std::size_t v = 0; v < m_p.vars.size(); ++v) {
       if (!m_resident[v])
         continue;
       const Var& var = m_p.vars[v];
-      std::string base = "cake_";
-      for (char c : var.name)
-        base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      // Digits follow the last '_', so distinct bases never spell the same register; equal
-      // names (arrays of different scopes) get the variable index.
-      if (taken[base]++)
-        base += "_v" + std::to_string(v);
-      m_regPrefix[v] = "%" + base + "_";
+      m_regPrefix[v] = "%" + namer.bind(static_cast<int>(v), "cake_" + var.name) + "_";
       decl += std::string(decl.empty() ? "" : "\n") + ".reg ." +
               (var.ty == Ty::F32 ? "f32" : "b32") + " " + m_regPrefix[v] + "<" +
               std::to_string(var.count) + ">;";
