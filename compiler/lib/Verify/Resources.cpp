@@ -180,8 +180,10 @@ void checkResources(Context& ctx) {
     rep.report(VerifyId::NamedBarrierLimit,
                lastNamed ? ctx.declRange(lastNamed->decl) : rep.range(ctx.module.kernel->name.id),
                "the kernel needs " + std::to_string(named) + " hardware barriers (CTA barrier + " +
-                   std::to_string(named - 1) + " named), but " + m.targetName + " has " +
-                   std::to_string(t->limit("named_barriers")));
+                   std::to_string(plan.declared) + " declared + " +
+                   std::to_string(named - 1 - plan.declared) +
+                   " for role-wide reductions and releases after generic accesses), but " +
+                   m.targetName + " has " + std::to_string(t->limit("named_barriers")));
 
   // --- residency ----------------------------------------------------------------------------
   if (t && threads > 0) {
