@@ -81,7 +81,6 @@ CheckResult Compiler::check(std::string name, std::string text,
   r.file = r.sources->addBuffer(std::move(name), std::move(text));
   DiagnosticEngine diags(500);
   r.module = parseModule(*r.sources, r.file, diags);
-  r.module.sourceMap.shrinkToFit();
   // The checker runs on whatever parsed: a syntax error in one line should not hide type errors
   // elsewhere. It only needs a kernel header.
   // A broken kernel line leaves nothing reliable to check against.

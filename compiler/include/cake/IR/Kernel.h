@@ -215,8 +215,6 @@ public:
       m_ranges[id - 1] = range;
   }
   std::size_t size() const { return m_ranges.size(); }
-  /// Drops the growth slack once parsing is done (the table lives as long as the module).
-  void shrinkToFit() { m_ranges.shrink_to_fit(); }
 
 private:
   std::vector<SourceRange> m_ranges;
