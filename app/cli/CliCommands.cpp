@@ -228,7 +228,9 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
       sarif.push_back({shownPath, nullptr, error});
       continue;
     }
-    results.push_back(compiler->check(shownPath, *text, verifyOptions));
+    // Only --verify reads the text again; otherwise the source manager keeps the one copy.
+    results.push_back(compiler->check(shownPath, verifyMode ? *text : std::move(*text),
+                                      verifyOptions));
     driver::CheckResult& r = results.back();
     blocking |= !r.accepted;
     // Bounded mode for agent prompts: most severe first, then cut.

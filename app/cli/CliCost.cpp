@@ -80,7 +80,8 @@ int cmdCost(const std::string& argv0, const std::vector<std::string>& all) {
     std::fprintf(stderr, "cake: error: cannot read '%s': %s\n", shown.c_str(), error.c_str());
     return 2;
   }
-  driver::CheckResult r = compiler->check(shown, *text);
+  // The source manager keeps the text; a second copy would only add to the peak.
+  driver::CheckResult r = compiler->check(shown, std::move(*text));
   if (!r.accepted) {
     // Costing an illegal kernel is meaningless: show why it is refused.
     std::size_t blocking = 0;

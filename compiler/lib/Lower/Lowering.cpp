@@ -896,12 +896,10 @@ void Lowerer::advancePipeline(const std::string& name) {
 }
 
 void Lowerer::lowerLoop(const ir::Stmt& s) {
-  const sema::LoopInfo* info = nullptr;
-  for (const sema::LoopInfo& l : m_model.loops)
-    if (l.stmt == &s)
-      info = &l;
-  if (!info)
+  auto found = m_loopOf.find(&s);
+  if (found == m_loopOf.end())
     return;
+  const sema::LoopInfo* info = found->second;
   LineColumn lc = m_sources.lineColumn(range(s.id).file, range(s.id).begin);
   m_line = lc.line;
   m_column = lc.column;
@@ -1072,16 +1070,15 @@ void Lowerer::lowerRole(std::size_t r) {
     }
     m_role.slot.assign(m_model.pipelines.size(), -1);
     m_role.phase.assign(m_model.pipelines.size(), -1);
+    // Pipelines with a loop that encloses an operation of this role (one pass over the ops).
+    std::set<std::string> usedPipelines;
+    for (const sema::OpInfo& op : m_model.ops)
+      if (std::find(op.roles.begin(), op.roles.end(), role.name) != op.roles.end())
+        for (std::size_t l : op.loops)
+          if (l < m_model.loops.size() && !m_model.loops[l].pipeline.empty())
+            usedPipelines.insert(m_model.loops[l].pipeline);
     for (std::size_t p = 0; p < m_model.pipelines.size(); ++p) {
-      bool used = false;
-      for (const sema::LoopInfo& l : m_model.loops)
-        if (l.pipeline == m_model.pipelines[p].name)
-          for (const sema::OpInfo& op : m_model.ops)
-            if (std::find(op.loops.begin(), op.loops.end(),
-                          static_cast<std::size_t>(&l - m_model.loops.data())) != op.loops.end() &&
-                std::find(op.roles.begin(), op.roles.end(), role.name) != op.roles.end())
-              used = true;
-      if (!used)
+      if (!usedPipelines.count(m_model.pipelines[p].name))
         continue;
       m_role.slot[p] = newVar(m_model.pipelines[p].name + "_slot", Ty::I32);
       m_role.phase[p] = newVar(m_model.pipelines[p].name + "_phase", Ty::I32);
@@ -1140,10 +1137,13 @@ LoweredKernel Lowerer::run() {
     m_paramIndex[t.name] = static_cast<int>(m_p.params.size());
     m_p.params.push_back(p);
   }
-  std::int64_t namedBarriers = 1;
-  for (const sema::BarrierInfo& b : m_model.barriers)
-    namedBarriers += b.named ? 1 : 0;
-  m_roleSyncBarrier = namedBarriers;
+  m_barrierPlan = verify::planBarriers(m_module, m_model);
+  m_opOf.reserve(m_model.ops.size());
+  for (const sema::OpInfo& o : m_model.ops)
+    m_opOf.emplace(o.stmt, &o);
+  m_loopOf.reserve(m_model.loops.size());
+  for (const sema::LoopInfo& l : m_model.loops)
+    m_loopOf.emplace(l.stmt, &l);
   if (m_md.tmem.size() > 2)
     m_findings.push_back(makeFinding(
         LowerId::LoweringUnsupported, range(m_module.kernel->id),

@@ -1197,6 +1197,7 @@ private:
       addNote(d, prim->nameRange, "primitive defined here");
       ok = false;
     }
+    op.operands.reserve(prim->operands.size()); // exact: no growth slack per op
     for (std::size_t i = 0; i < prim->operands.size(); ++i) {
       OperandInfo info;
       if (i < s.operands.size() && i < maxCount)
@@ -1678,7 +1679,11 @@ bool isReservedName(std::string_view name) {
 
 KernelModel check(const Module& module, const reg::Registry& registry,
                   const target::TargetSet& targets, DiagnosticEngine& diags) {
-  return Checker(module, registry, targets, diags).run();
+  KernelModel model = Checker(module, registry, targets, diags).run();
+  // The op table grew by doubling; the verifier, cost model and lowering keep it for the whole
+  // run, so drop the slack (up to half of it) before they allocate their own tables.
+  model.ops.shrink_to_fit();
+  return model;
 }
 
 } // namespace cake::sema
