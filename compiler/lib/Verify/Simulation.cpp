@@ -648,7 +648,10 @@ private:
       const sema::BufferInfo& v = m_model.buffers[bi];
       std::sort(accesses.begin(), accesses.end(),
                 [](const ViewAccess& x, const ViewAccess& y) { return x.issued < y.issued; });
-      for (auto& [wi, others] : m_viewAccesses) {
+      for (auto& entry : m_viewAccesses) {
+        // Named, not a structured binding: clang 14 (the fuzz build) cannot capture bindings.
+        const auto wi = entry.first;
+        const std::vector<ViewAccess>& others = entry.second;
         const sema::BufferInfo& w = m_model.buffers[wi];
         if (wi == bi || w.pool != v.pool ||
             !(v.offset < w.offset + w.totalBytes() && w.offset < v.offset + v.totalBytes()))
