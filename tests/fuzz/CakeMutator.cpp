@@ -41,6 +41,10 @@ std::size_t count(Rng& rng, std::size_t cap) {
   return std::min(n, cap);
 }
 
+/// How many repetitions to grow: a quarter of the time all that fits (the largest shapes are the
+/// ones that exhaust stacks), otherwise log-uniform up to `cap`.
+std::size_t amount(Rng& rng, std::size_t cap) { return rng() % 4 == 0 ? cap : count(rng, cap); }
+
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -48,22 +52,42 @@ struct Token {
   std::size_t begin, end;
 };
 
-/// Numbers and identifiers of `text` (a rough lexer: comments and strings are not skipped,
-/// which only widens what gets mutated).
-void scan(const std::string& text, std::vector<Token>& numbers, std::vector<Token>& names) {
+/// True when the token at `begin` sits inside an expression: after '=', a bracket, a comma, a
+/// slice or an operator. Chains grown elsewhere (after an op name, in a header) are only syntax
+/// errors, which never reach the passes after the parser.
+bool inExpression(const std::string& text, std::size_t begin) {
+  std::size_t i = begin;
+  while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t'))
+    --i;
+  return i > 0 && std::strchr("=[(,:+-*/%<>&|^~", text[i - 1]) != nullptr;
+}
+
+/// Numbers and identifiers of `text` outside `//` comments (a rough lexer: strings are not
+/// skipped, which only widens what gets mutated). `operands` are those inside expressions.
+void scan(const std::string& text, std::vector<Token>& numbers, std::vector<Token>& names,
+          std::vector<Token>& operands) {
   for (std::size_t i = 0; i < text.size();) {
     char c = text[i];
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+      continue;
+    }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t j = i;
       while (j < text.size() && (isIdentChar(text[j]) || text[j] == '.'))
         ++j;
       numbers.push_back({i, j});
+      if (inExpression(text, i))
+        operands.push_back({i, j});
       i = j;
     } else if (isIdentStart(c)) {
       std::size_t j = i;
       while (j < text.size() && isIdentChar(text[j]))
         ++j;
       names.push_back({i, j});
+      if (inExpression(text, i))
+        operands.push_back({i, j});
       i = j;
     } else {
       ++i;
@@ -98,12 +122,14 @@ std::string repeat(std::string_view piece, std::size_t n) {
   return out;
 }
 
-/// An operand site: a number or a name, or the end of the text when there is none.
+/// An operand site: mostly a number or name inside an expression (so the grown shape reaches
+/// the passes after the parser), sometimes any number or name, or the end of the text.
 Token operandSite(Rng& rng, const std::vector<Token>& numbers, const std::vector<Token>& names,
-                  std::size_t size) {
-  const std::vector<Token>& from = (numbers.empty() || (!names.empty() && rng() % 3 == 0))
-                                       ? names
-                                       : numbers;
+                  const std::vector<Token>& operands, std::size_t size) {
+  unsigned choice = rng() % 8;
+  const std::vector<Token>& from = choice < 6 && !operands.empty() ? operands
+                                   : choice == 6 && !numbers.empty() ? numbers
+                                                                      : names;
   if (from.empty())
     return {size, size};
   return from[pick(rng, from.size())];
@@ -112,37 +138,37 @@ Token operandSite(Rng& rng, const std::vector<Token>& numbers, const std::vector
 /// One structural mutation of `text`, keeping it within `room` extra bytes when possible.
 /// Returns false when nothing applied (the caller falls back to libFuzzer's mutation).
 bool mutateStructurally(std::string& text, std::size_t maxSize, Rng& rng) {
-  std::vector<Token> numbers, names;
-  scan(text, numbers, names);
+  std::vector<Token> numbers, names, operands;
+  scan(text, numbers, names, operands);
   std::size_t room = maxSize > text.size() ? maxSize - text.size() : 0;
   static constexpr std::string_view kBinary[] = {" + ", "+",  " - ", "*",  " / ",
                                                  " % ", "<<", ">>",  " & ", " | ", "^"};
   switch (pick(rng, 9)) {
   case 0: { // a long operator chain after an operand
-    Token at = operandSite(rng, numbers, names, text.size());
+    Token at = operandSite(rng, numbers, names, operands, text.size());
     std::string_view op = kBinary[pick(rng, std::size(kBinary))];
     std::string operand =
         rng() % 2 ? std::string("1") : text.substr(at.begin, std::min<std::size_t>(at.end - at.begin, 8));
     if (operand.empty())
       operand = "1";
     std::string piece = std::string(op) + operand;
-    std::size_t n = count(rng, room / piece.size());
+    std::size_t n = amount(rng, room / piece.size());
     if (n == 0)
       return false;
     text.insert(at.end, repeat(piece, n));
     return true;
   }
   case 1: { // a unary chain before an operand
-    Token at = operandSite(rng, numbers, names, text.size());
-    std::size_t n = count(rng, room);
+    Token at = operandSite(rng, numbers, names, operands, text.size());
+    std::size_t n = amount(rng, room);
     if (n == 0)
       return false;
     text.insert(at.begin, std::string(n, rng() % 2 ? '-' : '~'));
     return true;
   }
   case 2: { // brackets or lists nested around an operand
-    Token at = operandSite(rng, numbers, names, text.size());
-    std::size_t n = count(rng, room / 2);
+    Token at = operandSite(rng, numbers, names, operands, text.size());
+    std::size_t n = amount(rng, room / 2);
     if (n == 0)
       return false;
     bool list = rng() % 3 == 0;
