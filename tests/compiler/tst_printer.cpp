@@ -62,6 +62,7 @@ private Q_SLOTS:
 
   void roundTripIsStructural() {
     std::string text = "kernel k target=sm_90a {\n  const A = -3\n  const F = 2 - -3\n"
+                       "  const G = 2 * ---4 + 1\n  const H = -5 + 1\n  const I = -(-(6)) - -7 * 2\n"
                        "  smem s : bf16[2, 64] offset=0 stages=2\n  on all {\n"
                        "    op.x s[0, 1 +: 4, :] v=-1.5 w=[-1, 2] r=-2..-1\n  }\n}\n";
     SourceManager sm;

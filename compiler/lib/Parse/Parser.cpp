@@ -808,9 +808,10 @@ private:
       if (!enter(depth))
         return nullptr;
       Token op = take();
-      // Fold '-<literal>' so negative constants print and compare as literals.
-      if (op.kind == Tok::Minus && (at(Tok::Int) || at(Tok::Float)) &&
-          binaryOp(peek(1).kind) == std::nullopt) {
+      // Fold '-<literal>' so negative constants print and compare as literals. Always, whatever
+      // follows: unary minus binds tighter than every binary operator, and a fold that depended
+      // on the next token made `---4 + 1` print as `-(-(-4)) + 1`, which parsed to another tree.
+      if (op.kind == Tok::Minus && (at(Tok::Int) || at(Tok::Float))) {
         Token lit = take();
         auto e = std::make_unique<Expr>();
         if (lit.kind == Tok::Int) {
