@@ -333,6 +333,45 @@ private Q_SLOTS:
     QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
   }
 
+  // Where an operand starts inside its buffer's row (reg::OperandFacts::rowOffset), the fact
+  // that lets an MMA descriptor advance inside a swizzle atom: exact when constant, the common
+  // step when it varies, 1 when unknown. a_s rows are 64 bf16 = 128 bytes.
+  void rowFactsOfSlices_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<qint64>("rowOffset");
+    QTest::addColumn<qint64>("rowBytes");
+    QTest::addColumn<qint64>("bufferRowBytes");
+    QTest::newRow("whole row") << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, :], a_s[ring.slot]" << 0ll
+                               << 128ll << 128ll;
+    QTest::newRow("first K half")
+        << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, 0 +: 32], a_s[ring.slot, :, 0 +: 32]" << 0ll
+        << 64ll << 128ll;
+    QTest::newRow("second K half")
+        << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, 32 +: 32], a_s[ring.slot, :, 32 +: 32]" << 64ll
+        << 64ll << 128ll;
+    QTest::newRow("odd start")
+        << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, 24 +: 32], a_s[ring.slot, :, 24 +: 32]" << 48ll
+        << 64ll << 128ll;
+    QTest::newRow("k16 steps") << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, k % 4 * 16 +: 16], "
+                                  "a_s[ring.slot, :, k % 4 * 16 +: 16]"
+                               << 32ll << 32ll << 128ll;
+    QTest::newRow("k16 steps from 8") << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, k % 3 * 16 + 8 +: "
+                                         "16], a_s[ring.slot, :, k % 3 * 16 + 8 +: 16]"
+                                      << 16ll << 32ll << 128ll;
+  }
+  void rowFactsOfSlices() {
+    QFETCH(QString, op);
+    QFETCH(qint64, rowOffset);
+    QFETCH(qint64, rowBytes);
+    QFETCH(qint64, bufferRowBytes);
+    auto r = test::compiler().check("k.cake", instantiate({}, {}, op), semaOnly());
+    QVERIFY2(r.accepted, qPrintable(test::messages(r.diagnostics)));
+    const reg::OperandFacts& f = r.model.ops.back().operands[1].facts;
+    QCOMPARE(qint64(f.rowOffset), rowOffset);
+    QCOMPARE(qint64((f.shape.back() * ir::info(f.dtype).bits + 7) / 8), rowBytes);
+    QCOMPARE(qint64(f.bufferRowBytes), bufferRowBytes);
+  }
+
   void modelOfValidKernel() {
     auto r = test::compiler().check("k.cake", instantiate({}, {}, {}), semaOnly());
     QVERIFY2(r.accepted, qPrintable(test::messages(r.diagnostics)));

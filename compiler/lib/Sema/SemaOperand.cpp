@@ -5,6 +5,8 @@
 
 #include "cake/IR/Printer.h"
 
+#include <numeric>
+
 namespace cake::sema::detail {
 
 namespace {
@@ -18,6 +20,18 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
 std::string typeText(const reg::OperandFacts& f) {
   return std::string(toString(f.space)) + " " + std::string(toString(f.dtype)) + shapeText(f.shape);
 }
+/// A byte count every possible start of a subscript of the innermost dimension is a multiple of
+/// (reg::OperandFacts::rowOffset): the exact offset when constant, 1 when nothing is known or a
+/// start can fall inside a byte. The start is already within the extent (at most 2^48).
+std::int64_t rowOffsetBytes(const std::optional<Interval>& start, std::int64_t bits) {
+  if (!start)
+    return 1;
+  std::int64_t g = std::gcd(start->lo * bits, start->exact() ? 0 : start->stride * bits);
+  if (g % 8 != 0)
+    return 1;
+  return g / 8;
+}
+
 } // namespace
 
 bool Checker::checkOperand(const Operand& o, const reg::OperandDef& def, OperandInfo& info,
@@ -71,6 +85,8 @@ bool Checker::checkOperand(const Operand& o, const reg::OperandDef& def, Operand
       info.facts.baseOffset = b->offset;
       info.facts.stageBytes = b->stageBytes();
     }
+    if (!b->shape.empty())
+      info.facts.bufferRowBytes = (b->shape.back() * ir::info(b->dtype).bits + 7) / 8;
     if (!subscriptBuffer(o, *b, info, ctx))
       return false;
     break;
@@ -268,6 +284,8 @@ bool Checker::subscriptBuffer(const Operand& o, const BufferInfo& b, OperandInfo
       noteDecl(d, b.decl, "declared here");
       return false;
     }
+    if (i + 1 == rank)
+      info.facts.rowOffset = rowOffsetBytes(start.range, ir::info(b.dtype).bits);
     info.indexRanges.push_back(start.range.value_or(Interval{kMin, kMax}));
   }
   return true;

@@ -218,10 +218,16 @@ void checkResources(Context& ctx) {
         others += (others.empty() ? "" : ", ") + b.resource + " " + std::to_string(b.ctasPerSm);
     if (!others.empty())
       others = "; other limits (CTAs per SM): " + others;
-    rep.report(VerifyId::Residency, rep.range(ctx.module.kernel->name.id),
-               "at most " + std::to_string(res.residency) + " CTA(s) per SM, bound by " +
-                   res.binding + " (" + best->detail + ")" + others +
-                   (budgets ? "" : "; registers are decided by ptxas (no role budget declared)"));
+    // A persistent kernel is launched with one CTA per SM whatever fits, and a warp-specialized
+    // kernel at one CTA per SM hides latency inside the CTA by design: for both the residency
+    // is a choice, not news, so it stays in the resource summary and is not reported.
+    bool persistent = m.grid && m.grid->persistent;
+    bool specializedAtOne = m.roles.size() > 1 && res.residency <= 1;
+    if (!persistent && !specializedAtOne)
+      rep.report(VerifyId::Residency, rep.range(ctx.module.kernel->name.id),
+                 "at most " + std::to_string(res.residency) + " CTA(s) per SM, bound by " +
+                     res.binding + " (" + best->detail + ")" + others +
+                     (budgets ? "" : "; registers are decided by ptxas (no role budget declared)"));
   }
 }
 

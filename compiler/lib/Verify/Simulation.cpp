@@ -500,7 +500,11 @@ private:
     if (!m_model.buffers[a.footprint.buffer].pool.empty())
       m_viewAccesses[a.footprint.buffer].push_back({a.write, a.issued, a.done, a.step, a.role});
     // Proxy fences: an async-proxy read of data written through the generic proxy.
-    if (asyncProxyRead) {
+    // fence.proxy.async orders generic-proxy accesses of shared and global memory with the async
+    // proxy; tensor-memory writes (tcgen05.st) reach tcgen05.mma through tcgen05.wait::st and
+    // the tcgen05 fences instead, so a TMEM operand never asks for the proxy fence.
+    bool proxied = m_model.buffers[a.footprint.buffer].space != ir::Space::Tmem;
+    if (asyncProxyRead && proxied) {
       for (const GenericWrite& w : m_generic) {
         if (w.fenced || !w.footprint.overlaps(a.footprint))
           continue;
@@ -518,7 +522,7 @@ private:
         break;
       }
     }
-    if (a.write && !a.asyncProxy) {
+    if (a.write && !a.asyncProxy && proxied) {
       m_generic.erase(std::remove_if(m_generic.begin(), m_generic.end(),
                                      [&](const GenericWrite& w) {
                                        return w.role == a.role && w.fenced &&
