@@ -165,6 +165,35 @@ void checkResources(Context& ctx) {
     }
   }
 
+  // --- warpgroup alignment -------------------------------------------------------------------
+  // Warpgroup-scope instructions (wgmma.*, an arrive per warpgroup, a warpgroup's accumulator
+  // store) act on hardware warpgroups: warps 4k..4k+3. A role that splits one cannot issue them
+  // (the other warps of the warpgroup are not there). Roles with regs= already get
+  // hw-register-alignment for the same layout.
+  std::set<std::string> misaligned;
+  for (const sema::OpInfo& op : m.ops) {
+    if (issueScope(op, op.attributes) != reg::IssueScope::Warpgroup)
+      continue;
+    for (const std::string& name : op.roles) {
+      const sema::RoleInfo* r = m.role(name);
+      if (!r || r->registers || (r->warpBegin % 4 == 0 && r->warps() % 4 == 0) ||
+          !misaligned.insert(name).second)
+        continue;
+      Diagnostic* d = rep.report(
+          VerifyId::WarpgroupAlignment, ctx.opRange(op),
+          "'" + op.primitive->name + "' is issued per warpgroup, but role '" + r->name +
+              "' has warps " + std::to_string(r->warpBegin) + ".." + std::to_string(r->warpEnd) +
+              ": " +
+              (r->warpBegin % 4 != 0
+                   ? "it starts at warp " + std::to_string(r->warpBegin) +
+                         ", not at a multiple of 4"
+                   : "its " + std::to_string(r->warps()) + " warps are not whole warpgroups") +
+              "; a warpgroup is the 4 warps 4k..4k+3");
+      addNote(d, ctx.declRange(r->decl), "role '" + r->name + "' declared here");
+      setFix(d, "declare '" + r->name + "' on whole warpgroups: warps=4k..4m (e.g. 4..8)");
+    }
+  }
+
   // --- named barriers -----------------------------------------------------------------------
   std::int64_t named = 1; // id 0 is the CTA barrier
   const sema::BarrierInfo* lastNamed = nullptr;
