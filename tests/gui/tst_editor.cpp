@@ -340,7 +340,7 @@ private Q_SLOTS:
         QJsonDocument::fromJson(panel.exportText(views::FindingsFormat::Json, true).toUtf8());
     QCOMPARE(
         json.object().value("files").toArray().at(0).toObject().value("findings").toArray().size(),
-        6);
+        5);
     // Explain: the rule's documentation in the detail pane, as `cake explain` prints it.
     QString explained = panel.explainCurrent();
     QCOMPARE(explained, views::explainCode(*test::compiler(), "ps-async-overwrite"));

@@ -166,13 +166,16 @@ void checkResources(Context& ctx) {
   }
 
   // --- warpgroup alignment -------------------------------------------------------------------
-  // Warpgroup-scope instructions (wgmma.*, an arrive per warpgroup, a warpgroup's accumulator
-  // store) act on hardware warpgroups: warps 4k..4k+3. A role that splits one cannot issue them
-  // (the other warps of the warpgroup are not there). Roles with regs= already get
+  // Warpgroup-collective instructions (wgmma.*: .sync.aligned over warps 4k..4k+3) and arrives
+  // counted per warpgroup act on hardware warpgroups; a role that splits one cannot issue them
+  // (the other warps of the warpgroup are not there). A warpgroup-scope op that lowers to
+  // per-thread instructions (epilogue.store) is not collective. Roles with regs= already get
   // hw-register-alignment for the same layout.
   std::set<std::string> misaligned;
   for (const sema::OpInfo& op : m.ops) {
-    if (issueScope(op, op.attributes) != reg::IssueScope::Warpgroup)
+    bool collective = op.primitive->issueAttribute ||
+                      op.primitive->hardware.ptx.find(".aligned") != std::string::npos;
+    if (!collective || issueScope(op, op.attributes) != reg::IssueScope::Warpgroup)
       continue;
     for (const std::string& name : op.roles) {
       const sema::RoleInfo* r = m.role(name);
