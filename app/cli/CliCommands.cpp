@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -177,22 +178,14 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
   int code = 0;
   if (!checkFormat("check", format, {"text", "json", "sarif"}, code))
     return code;
-  auto number = [&](const std::string& key, std::size_t& out) {
-    if (!a.options.count(key))
-      return true;
-    std::string v = a.get(key);
-    char* end = nullptr;
-    long long n = std::strtoll(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || n < 0)
-      return false;
-    out = static_cast<std::size_t>(n);
-    return true;
-  };
-  std::size_t maxFindings = SIZE_MAX, maxText = SIZE_MAX;
-  if (!number("--max-findings", maxFindings))
-    return usageError("check", "--max-findings takes a non-negative integer");
-  if (!number("--max-text", maxText) || maxText < 8)
-    return usageError("check", "--max-text takes an integer of at least 8");
+  long long maxFindingsIn = -1, maxTextIn = -1;
+  std::string bad;
+  if (!integerOption(a, "--max-findings", 0, std::numeric_limits<long long>::max(), maxFindingsIn,
+                     bad) ||
+      !integerOption(a, "--max-text", 8, std::numeric_limits<long long>::max(), maxTextIn, bad))
+    return usageError("check", bad);
+  std::size_t maxFindings = maxFindingsIn < 0 ? SIZE_MAX : static_cast<std::size_t>(maxFindingsIn);
+  std::size_t maxText = maxTextIn < 0 ? SIZE_MAX : static_cast<std::size_t>(maxTextIn);
   verify::VerifyOptions verifyOptions;
   std::string stopAfter = a.get("--stop-after", "verify");
   if (stopAfter == "sema")
@@ -228,7 +221,9 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
       sarif.push_back({shownPath, nullptr, error});
       continue;
     }
-    results.push_back(compiler->check(shownPath, *text, verifyOptions));
+    // Only --verify reads the text again; otherwise the source manager keeps the one copy.
+    results.push_back(compiler->check(shownPath, verifyMode ? *text : std::move(*text),
+                                      verifyOptions));
     driver::CheckResult& r = results.back();
     blocking |= !r.accepted;
     // Bounded mode for agent prompts: most severe first, then cut.
@@ -294,32 +289,6 @@ int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 // ------------------------------------------------------------------ fmt
-/// Writes `content` next to `path` and renames it over, so an interrupted write loses nothing.
-bool writeAtomically(const std::string& path, const std::string& content, std::string& error) {
-  std::string tmp = path + ".cake-fmt.tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = "cannot write '" + tmp + "'";
-      return false;
-    }
-    out << content;
-    if (!out.flush()) {
-      error = "write to '" + tmp + "' failed";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    error = "cannot replace '" + path + "': " + ec.message();
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
-}
-
 int cmdFmt(const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1, {"--color"}, {"--check", "--in-place", "-i", "--help"});
   if (!a.error.empty())
@@ -363,7 +332,7 @@ int cmdFmt(const std::vector<std::string>& all) {
       continue;
     }
     if (inPlace) {
-      if (formatted != *text && !writeAtomically(path, formatted, error)) {
+      if (formatted != *text && !replaceFile(path, formatted, error)) {
         std::fprintf(stderr, "cake: error: %s\n", error.c_str());
         exitCode = 2;
       }

@@ -8,6 +8,7 @@
 #include "cake/Driver/Output.h"
 #include "cake/Support/JsonSchema.h"
 #include "cake/Support/StringUtil.h"
+#include "cake/Target/Target.h"
 
 #include <algorithm>
 #include <array>
@@ -80,7 +81,8 @@ int cmdCost(const std::string& argv0, const std::vector<std::string>& all) {
     std::fprintf(stderr, "cake: error: cannot read '%s': %s\n", shown.c_str(), error.c_str());
     return 2;
   }
-  driver::CheckResult r = compiler->check(shown, *text);
+  // The source manager keeps the text; a second copy would only add to the peak.
+  driver::CheckResult r = compiler->check(shown, std::move(*text));
   if (!r.accepted) {
     // Costing an illegal kernel is meaningless: show why it is refused.
     std::size_t blocking = 0;
@@ -145,6 +147,9 @@ struct Entry {
   SourceRange at;
 };
 
+/// The largest accepted measurement: one second per kernel launch.
+constexpr double kMaxMeasuredUs = 1e6;
+
 /// Reads `{"target"?, "measurements": [...]}` or a bare array of measurements.
 std::vector<Entry> readMeasurements(const json::Value& doc, const std::string& base,
                                     std::string& target, DiagnosticEngine& diags) {
@@ -178,9 +183,17 @@ std::vector<Entry> readMeasurements(const json::Value& doc, const std::string& b
           p.is_absolute() || base.empty() ? p.string() : (std::filesystem::path(base) / p).string();
     }
     if (auto t = m.number("measured_us", true)) {
-      if (!(*t > 0) || !std::isfinite(*t))
+      // One kernel launch takes microseconds to milliseconds; a second or more is a unit
+      // mistake (ns, cycles) or a corrupt file, and would drag the fit and its error bound
+      // (exp of the log error) to infinity.
+      if (!(*t > 0) || !(*t <= kMaxMeasuredUs)) {
+        char found[32];
+        std::snprintf(found, sizeof found, "%g", *t);
         m.invalid(*v.get("measured_us"),
-                  "\"measured_us\" must be a positive number of microseconds");
+                  "\"measured_us\" must be a positive number of microseconds, finite and at "
+                  "most 1e6 (1 s per kernel), found " +
+                      std::string(found));
+      }
       e.measuredUs = *t;
     }
     e.problem = m.string("problem", false).value_or("");
@@ -348,11 +361,18 @@ int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& all) 
   cost::FitResult fit = cost::fit(samples, start.params);
   std::string calibration = cost::calibrationFile(target, fit, samples.size(),
                                                   std::filesystem::path(file).filename().string());
+  // The compiler refuses to load a calibration this poor; writing it would only move the error.
+  if (!(fit.after.rmsLogError <= target::TargetSet::kMaxRmsLogError)) {
+    std::fprintf(stderr,
+                 "cake calibrate: the fit does not explain the measurements (rms log error %g, "
+                 "at most %g is usable); check their units (microseconds per launch)\n",
+                 fit.after.rmsLogError, target::TargetSet::kMaxRmsLogError);
+    return 2;
+  }
   if (!output.empty()) {
-    std::ofstream out(output, std::ios::binary | std::ios::trunc);
-    out << calibration;
-    if (!out.flush()) {
-      std::fprintf(stderr, "cake: error: cannot write '%s'\n", output.c_str());
+    std::string werr;
+    if (!writeFile(output, calibration, werr)) {
+      std::fprintf(stderr, "cake: error: %s\n", werr.c_str());
       return 2;
     }
   }

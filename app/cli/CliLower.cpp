@@ -31,11 +31,10 @@ bool writeOutput(const std::string& path, const std::string& content) {
       std::cout << "\n";
     return true;
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-  if (out.flush())
+  std::string error;
+  if (writeFile(path, content, error))
     return true;
-  std::fprintf(stderr, "cake lower: cannot write '%s': %s\n", path.c_str(), std::strerror(errno));
+  std::fprintf(stderr, "cake lower: %s\n", error.c_str());
   return false;
 }
 
@@ -88,21 +87,15 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
   std::string cudaCompiler = a.get("--cuda-compiler", "nvrtc");
   if (cudaCompiler != "nvcc" && cudaCompiler != "nvrtc")
     return usageError("lower", "--cuda-compiler takes nvcc or nvrtc");
-  int optLevel = 3;
+  long long optLevel = 3;
   double timeout = 120;
-  int benchmark = 0;
-  try {
-    if (a.options.count("-O"))
-      optLevel = std::stoi(a.get("-O"));
-    if (a.options.count("--timeout"))
-      timeout = std::stod(a.get("--timeout"));
-    if (a.options.count("--benchmark"))
-      benchmark = std::stoi(a.get("--benchmark"));
-  } catch (const std::exception&) {
-    return usageError("lower", "-O, --timeout and --benchmark take numbers");
-  }
-  if (optLevel < 0 || optLevel > 3 || timeout <= 0 || benchmark < 0 || benchmark > 100)
-    return usageError("lower", "-O takes 0..3, --timeout a positive number, --benchmark 0..100");
+  long long benchmark = 0;
+  std::string bad;
+  // Strict: "nan" or "inf" would disable the ptxas timeout, "3x" was read as 3.
+  if (!integerOption(a, "-O", 0, 3, optLevel, bad) ||
+      !realOption(a, "--timeout", 0.001, 86400, timeout, bad) ||
+      !integerOption(a, "--benchmark", 0, 100, benchmark, bad))
+    return usageError("lower", bad);
   if (a.positional.size() != 1)
     return usageError("lower", "give exactly one kernel file");
   auto compiler = loadCompiler(argv0, a, format);
@@ -173,7 +166,7 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
   }
 
   lower::LlvmOptions lo;
-  lo.optLevel = optLevel;
+  lo.optLevel = static_cast<int>(optLevel);
   lo.debugInfo = !a.has("--no-debug-info");
   lo.wantIr = emit == "llvm";
   lo.wantPtx = emit != "llvm";
@@ -197,7 +190,7 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
     // The LLVM path runs first, `benchmark` times in a row in this process (as in a compile
     // server or the workbench, where the path stays warm); its first, cold run is reported on
     // its own. Then nvcc, `benchmark` times.
-    for (int i = 0; i < benchmark; ++i) {
+    for (long long i = 0; i < benchmark; ++i) {
       auto s = std::chrono::steady_clock::now();
       double c0 = threadCpu();
       lower::LoweredKernel again =
@@ -217,7 +210,7 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
       }
       ptxBytes = res.ptx.size();
     }
-    for (int i = 0; i < benchmark; ++i) {
+    for (long long i = 0; i < benchmark; ++i) {
       std::string ptx;
       lower::Evidence ev = lower::nvccPtx(cuda, target, ctx, ptx);
       if (!ev.ok) {
@@ -233,7 +226,7 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
     w.beginObject();
     w.key("kernel").value(lk.program.name);
     w.key("target").value(target);
-    w.key("runs").value(benchmark);
+    w.key("runs").value(static_cast<std::int64_t>(benchmark));
     w.key("llvm_path_seconds_median").value(l);
     w.key("nvcc_ptx_seconds_median").value(n);
     w.key("speedup").value(l > 0 ? n / l : 0.0);

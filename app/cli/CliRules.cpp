@@ -101,17 +101,12 @@ int cmdTrace(const std::string& argv0, const std::vector<std::string>& all) {
   if (a.positional.size() != 1)
     return usageError("trace", "give exactly one kernel file");
   verify::VerifyOptions options;
-  std::size_t maxEvents = 100000;
-  try {
-    if (a.options.count("--tiles"))
-      options.tileCap = std::stoll(a.get("--tiles"));
-    if (a.options.count("--max-events"))
-      maxEvents = std::stoull(a.get("--max-events"));
-  } catch (const std::exception&) {
-    return usageError("trace", "--tiles and --max-events take integers");
-  }
-  if (options.tileCap < 1 || options.tileCap > 64)
-    return usageError("trace", "--tiles takes 1..64");
+  long long tileCap = options.tileCap, maxEvents = 100000;
+  std::string bad;
+  if (!integerOption(a, "--tiles", 1, 64, tileCap, bad) ||
+      !integerOption(a, "--max-events", 0, 1000000000000LL, maxEvents, bad))
+    return usageError("trace", bad);
+  options.tileCap = tileCap;
   auto compiler = loadCompiler(argv0, a, "json");
   if (!compiler)
     return 2;
@@ -128,7 +123,7 @@ int cmdTrace(const std::string& argv0, const std::vector<std::string>& all) {
     return 1;
   }
   if (format == "chrome") {
-    std::cout << driver::toChromeTrace(r, maxEvents) << "\n";
+    std::cout << driver::toChromeTrace(r, static_cast<std::size_t>(maxEvents)) << "\n";
     return 0;
   }
   json::Writer w;
@@ -136,7 +131,7 @@ int cmdTrace(const std::string& argv0, const std::vector<std::string>& all) {
   w.key("compiler_revision").value(compiler->revision());
   w.key("path").value(a.positional[0]);
   w.key("analysis");
-  driver::writeAnalysisJson(w, r, maxEvents);
+  driver::writeAnalysisJson(w, r, static_cast<std::size_t>(maxEvents));
   w.endObject();
   std::cout << w.str() << "\n";
   return 0;

@@ -42,6 +42,26 @@ bool checkFormat(const std::string& command, const std::string& format,
 std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const Args& a,
                                                const std::string& format);
 
+/// Writes `content` to `path` (created or truncated); false with `error` set when opening,
+/// writing or closing fails.
+bool writeFile(const std::string& path, const std::string& content, std::string& error);
+/// Replaces the content of the existing file `path` atomically: through a symlink (the link's
+/// target is rewritten, the link stays), with the target's permission bits kept, by writing a
+/// temporary file next to it and renaming it over.
+bool replaceFile(const std::string& path, const std::string& content, std::string& error);
+/// The whole of `text` as a finite number; nullopt for nan, inf, overflow or trailing text.
+std::optional<double> parseReal(const std::string& text);
+/// The whole of `text` as a decimal integer; nullopt on overflow or trailing text.
+std::optional<long long> parseInteger(const std::string& text);
+/// Reads option `key` (when given) as a finite number in [lo, hi]; false with `error` otherwise.
+bool realOption(const Args& a, const std::string& key, double lo, double hi, double& out,
+                std::string& error);
+/// Reads option `key` (when given) as an integer in [lo, hi]; false with `error` otherwise.
+bool integerOption(const Args& a, const std::string& key, long long lo, long long hi,
+                   long long& out, std::string& error);
+/// Flushes standard output; a write error anywhere in the run becomes a message and exit 2.
+int finishStdout(int exitCode);
+
 int cmdRules(const std::string& argv0, const std::vector<std::string>& args);
 int cmdExplain(const std::string& argv0, const std::vector<std::string>& args);
 int cmdTrace(const std::string& argv0, const std::vector<std::string>& args);

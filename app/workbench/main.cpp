@@ -199,8 +199,13 @@ int main(int argc, char** argv) {
       return fail(failed ? QStringLiteral("the compiler data is invalid")
                          : QStringLiteral("timed out waiting for the check"));
     checkMs = timer.elapsed();
-    if (parser.isSet(line))
-      window.selection()->selectLine(parser.value(line).toInt(), cake::views::SelectionOrigin::Editor);
+    if (parser.isSet(line)) {
+      bool isNumber = false;
+      int lineNumber = parser.value(line).toInt(&isNumber);
+      if (!isNumber || lineNumber < 1)
+        return fail(QStringLiteral("--line takes a line number of at least 1"));
+      window.selection()->selectLine(lineNumber, cake::views::SelectionOrigin::Editor);
+    }
     // The graph layout, the cost estimate and (for the code view) lowering + ptxas.
     if (!waitFor([&] { return window.viewsReady(); }, 90000))
       return fail(QStringLiteral("timed out waiting for the views (graph layout, cost estimate, lowering)"));

@@ -297,8 +297,9 @@ private Q_SLOTS:
     QFETCH(QString, path);
     std::string text = readCorpus(path);
     Costed a = costOf(text, path.toStdString());
-    if (!a.check.accepted)
-      QSKIP("not an accepted kernel (the corpus test reports it)");
+    // Every kernel outside corpus/negative is a positive example: it must be accepted and
+    // costed (a refused one is a failure here, not a skip).
+    QVERIFY2(a.check.accepted, qPrintable(test::messages(a.check.diagnostics)));
     const cost::Estimate& e = a.estimate;
     QVERIFY2(e.ok, e.error.c_str());
     QVERIFY(e.predictedUs > 0 && std::isfinite(e.predictedUs));
@@ -315,6 +316,38 @@ private Q_SLOTS:
     // Deterministic output.
     Costed b = costOf(text, path.toStdString());
     QCOMPARE(jsonOf(a), jsonOf(b));
+  }
+
+  /// When the verifier's step budget stops the unrolling, the timeline is extrapolated: the
+  /// estimate says so and widens its bounds by a further 1.5 around the same kind of prediction.
+  void boundReachedWidensBounds() {
+    std::string text = kGemm;
+    Costed full = costOf(text);
+    verify::VerifyOptions cut;
+    cut.maxSteps = 300;
+    Costed partial{test::compiler().check("k.cake", text, cut), {}};
+    partial.estimate = cost::estimate(test::compiler(), partial.check);
+    QVERIFY(!full.check.verification.boundReached);
+    QVERIFY(partial.check.verification.boundReached);
+    QVERIFY2(partial.check.accepted, qPrintable(test::messages(partial.check.diagnostics)));
+    const cost::Estimate &a = full.estimate, &b = partial.estimate;
+    QVERIFY(a.ok && b.ok && !a.calibrated && !b.calibrated);
+    auto noted = [](const cost::Estimate& e) {
+      for (const std::string& n : e.notes)
+        if (n.find("analysis bound was reached") != std::string::npos)
+          return true;
+      return false;
+    };
+    QVERIFY(!noted(a));
+    QVERIFY(noted(b));
+    // Uncalibrated: hi = T * 1.5 when fully analysed, T * 1.5 * 1.5 when truncated.
+    QVERIFY2(qAbs(a.hiUs / a.predictedUs - 1.5) < 1e-9,
+             qPrintable(QString::number(a.hiUs / a.predictedUs)));
+    QVERIFY2(qAbs(b.hiUs / b.predictedUs - 2.25) < 1e-9,
+             qPrintable(QString::number(b.hiUs / b.predictedUs)));
+    // The lower bound may widen down to T / 2.25, never below the datasheet roofs (which hold
+    // it up for this tensor-bound GEMM).
+    QVERIFY(b.loUs >= b.predictedUs / 2.25 * (1 - 1e-9) && b.loUs <= b.predictedUs);
   }
 
   void refusedAndUncostable() {

@@ -1,9 +1,10 @@
-// Registry tests: each kind of malformed primitive definition is rejected with a located
-// finding; the shipped registry loads cleanly; a new primitive file is usable without a
-// rebuild; definition expressions evaluate as documented.
+// Registry tests: each kind of malformed primitive definition (hostile templates included) is
+// rejected with a located finding; the inline-PTX rules; the shipped registry loads cleanly; a
+// new primitive file is usable without a rebuild; definition expressions evaluate as documented.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "TestUtil.h"
 
+#include "cake/Registry/InlinePtx.h"
 #include "cake/Registry/Registry.h"
 
 #include <QTemporaryDir>
@@ -147,6 +148,26 @@ private Q_SLOTS:
                                         << "def-invalid-template@23:47";
     QTest::newRow("template operand without facet") << "{src.addr}" << "{src}"
                                                     << "def-invalid-template@23:47";
+    // Registry data cannot inject code (docs/primitives.md, Lowering).
+    QTest::newRow("template closes the kernel")
+        << "\"ld.shared {dst.reg}, [{src.addr}];\""
+        << "\"ld.shared {dst.reg}, [{src.addr}];\", \"}}\", \".visible .entry evil()\", \"{{\""
+        << "def-template-injection@23:63";
+    QTest::newRow("template literal brace never closed") << "\"ld.shared" << "\"{{ ld.shared"
+                                                         << "def-template-injection@23:25";
+    QTest::newRow("template raw operand") << "[{src.addr}]" << "[{src.addr}], %7"
+                                          << "def-template-injection@23:60";
+    QTest::newRow("template directive") << "\"ld.shared" << "\".loc 1 2 3; ld.shared"
+                                        << "def-template-injection@23:25";
+    QTest::newRow("template label") << "\"ld.shared" << "\"L: ld.shared"
+                                    << "def-template-injection@23:25";
+    QTest::newRow("template comment") << "];\"]" << "]; // x\"]" << "def-template-injection@23:60";
+    QTest::newRow("template control character") << "];\"]" << "];\\u0001\"]"
+                                                << "def-template-injection@23:24";
+    QTest::newRow("enum value not a token")
+        << "{\"name\": \"n\", \"type\": \"int\", \"default\": 1"
+        << "{\"name\": \"n\", \"type\": \"enum\", \"values\": [\"a\", \"b;}\"], \"default\": \"a\""
+        << "def-enum-token@12:51";
     QTest::newRow("lowering without template") << "{\"ptx\": [\"ld.shared {dst.reg}, [{src.addr}];\"]}"
                                                << "{}" << "def-missing-field@23:15";
     QTest::newRow("implicit without hint") << "\"issue\": \"thread\"," << "\"issue\": \"thread\", \"implicit\": true,"
@@ -168,6 +189,98 @@ private Q_SLOTS:
     QStringList got = test::codes(l->diags, l->sources);
     QVERIFY2(!got.isEmpty(), "no finding");
     QVERIFY2(got.contains(expected), qPrintable(got.join(", ") + "\n" + test::messages(l->diags)));
+  }
+
+  void templateTokenForm() {
+    // Lowering expands this form; it never re-parses the template text.
+    auto l = load(replaced({}, {}));
+    QVERIFY(l->prim);
+    const auto& pieces = l->prim->lowering.pieces;
+    QStringList got;
+    for (const reg::TemplatePiece& p : pieces)
+      got << (p.slot < 0 ? QString::fromStdString(p.text) : QString("<%1>").arg(p.slot));
+    QCOMPARE(got, (QStringList{"ld.shared ", "<0>", ", [", "<1>", "];"}));
+    // Declarations and labels inside a scope the template opens are fine; doubled braces
+    // become single ones and lines are joined by newlines.
+    auto scoped = load(replaced("[\"ld.shared {dst.reg}, [{src.addr}];\"]",
+                                "[\"{{\", \".reg .b32 r;\", \"w: ld.shared {dst.reg}, "
+                                "[{src.addr}];\", \"}}\"]"));
+    QVERIFY2(scoped->prim, qPrintable(test::messages(scoped->diags)));
+    QCOMPARE(QString::fromStdString(scoped->prim->lowering.pieces.front().text),
+             QStringLiteral("{\n.reg .b32 r;\nw: ld.shared "));
+    QCOMPARE(QString::fromStdString(scoped->prim->lowering.pieces.back().text),
+             QStringLiteral("];\n}"));
+  }
+
+  void inlinePtx_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("operands"); // -1: a template (no operand references at all)
+    QTest::addColumn<QString>("expected"); // part of the first issue; empty: accepted
+    QTest::newRow("operands in range") << "mov.b32 %0, %1;" << 2 << "";
+    QTest::newRow("operand at the bound") << "mov.b32 %0, %2;" << 2 << "'%2' but the statement has 2";
+    QTest::newRow("huge operand") << "mov.b32 %0, %9999999;" << 3 << "'%9999999'";
+    QTest::newRow("overflowing operand") << "mov.b32 %0, %184467440737095516170;" << 3
+                                         << "'%184467440737095516170'";
+    QTest::newRow("leading zeros") << "mov.b32 %0, %01;" << 2 << "";
+    QTest::newRow("lone percent") << "mov.u32 %0, %laneid;" << 1 << "'%' is not followed";
+    QTest::newRow("template operand") << "mov.b32 %0, 1;" << -1 << "operand reference '%0' in a template";
+    QTest::newRow("scoped label and reg") << "{\n.reg .pred p;\nw:\n@!p bra w;\n}" << 0 << "";
+    QTest::newRow("scope qualifiers are no labels") << "tcgen05.fence::after_thread_sync;" << 0 << "";
+    QTest::newRow("vector operands") << "ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" << 5 << "";
+    QTest::newRow("second entry") << "bar.sync 0;\n}\n.visible .entry evil()\n{" << 0
+                                  << "'}' closes a scope";
+    QTest::newRow("entry in a scope") << "{\n.entry evil() {}\n}" << 0 << "directive '.entry'";
+    QTest::newRow("visible in a scope") << "{\n.visible .func f() {}\n}" << 0 << "directive '.visible'";
+    QTest::newRow("never closed") << "{\nbar.sync 0;" << 0 << "'{' is never closed";
+    QTest::newRow("newline in CUDA string") << "bar.sync 0;\r" << 0 << "byte 0x0D";
+    QTest::newRow("backslash") << "bar.sync 0;\\" << 0 << "character '\\'";
+  }
+  void inlinePtx() {
+    QFETCH(QString, text);
+    QFETCH(int, operands);
+    QFETCH(QString, expected);
+    std::optional<std::size_t> count;
+    if (operands >= 0)
+      count = static_cast<std::size_t>(operands);
+    auto issues = reg::checkInlinePtx(text.toStdString(), count);
+    if (expected.isEmpty()) {
+      QVERIFY2(issues.empty(), issues.empty() ? "" : issues.front().message.c_str());
+      return;
+    }
+    QVERIFY(!issues.empty());
+    QVERIFY2(QString::fromStdString(issues.front().message).contains(expected),
+             issues.front().message.c_str());
+    QVERIFY(issues.front().begin < issues.front().end);
+    QVERIFY(issues.front().end <= static_cast<std::size_t>(text.size()));
+  }
+
+  void ptxEntries_data() {
+    QTest::addColumn<QString>("ptx");
+    QTest::addColumn<int>("entries");
+    QTest::newRow("one") << ".visible .entry k(\n.param .u64 a\n)\n{\nret;\n}\n" << 1;
+    QTest::newRow("two") << ".visible .entry k()\n{\n}\n.visible .entry evil()\n{\n}\n" << 2;
+    QTest::newRow("comments and file names")
+        << "// .entry a\n/* .entry b */\n.file 1 \"/x/.entry c.cake\"\n.entry k() {}\n" << 1;
+    QTest::newRow("words containing entry") << ".visible .func entry_point() {}\n.entryx\n" << 0;
+  }
+  void ptxEntries() {
+    QFETCH(QString, ptx);
+    QFETCH(int, entries);
+    QCOMPARE(reg::countPtxEntries(ptx.toStdString()), static_cast<std::size_t>(entries));
+  }
+
+  void enumTokens_data() {
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<bool>("ok");
+    for (const char* v : {"ca", "32x32b", "kind::f16", "evict_first", "a.b::c"})
+      QTest::newRow(v) << v << true;
+    for (const char* v : {"", ".entry", "a.", "a..b", "a:b", "a:::b", "a b", "a;", "a}", "a\nb", "%0"})
+      QTest::newRow(qPrintable(QString("bad %1").arg(QString(v).toHtmlEscaped()))) << v << false;
+  }
+  void enumTokens() {
+    QFETCH(QString, value);
+    QFETCH(bool, ok);
+    QCOMPARE(reg::isPtxTokenWord(value.toStdString()), ok);
   }
 
   void shippedRegistryIsValid() {

@@ -114,6 +114,23 @@ private Q_SLOTS:
                                          << QStringList{"dc-slice-out-of-bounds@19:22"};
     QTest::newRow("barrier index out of bounds") << "mbarrier.try_wait full[k] parity=0"
                                                  << QStringList{"dc-slice-out-of-bounds@19:32"};
+    // Exact boundaries of the 4-element barrier array and the 4-stage buffer: the last index
+    // is accepted, one past it (or one below 0) is not, for constants and for ranges alike.
+    QTest::newRow("barrier index size-1") << "mbarrier.try_wait full[3] parity=0" << QStringList{};
+    QTest::newRow("barrier index size")
+        << "mbarrier.try_wait full[4] parity=0" << QStringList{"dc-slice-out-of-bounds@19:32"};
+    QTest::newRow("barrier index -1")
+        << "mbarrier.try_wait full[0 - 1] parity=0" << QStringList{"dc-slice-out-of-bounds@19:32"};
+    QTest::newRow("barrier range up to size-1")
+        << "mbarrier.try_wait full[k % 4] parity=0" << QStringList{};
+    QTest::newRow("barrier range up to size") << "mbarrier.try_wait full[k % 4 + 1] parity=0"
+                                              << QStringList{"dc-slice-out-of-bounds@19:32"};
+    QTest::newRow("barrier range from -1") << "mbarrier.try_wait full[k % 4 - 1] parity=0"
+                                           << QStringList{"dc-slice-out-of-bounds@19:32"};
+    QTest::newRow("stage index stages-1")
+        << "tma.load a_s[3], tA[0, 0], full[ring.slot]" << QStringList{};
+    QTest::newRow("stage range up to stages") << "tma.load a_s[k % 4 + 1], tA[0, 0], full[0]"
+                                              << QStringList{"dc-slice-out-of-bounds@19:22"};
     QTest::newRow("unknown attribute") << "mbarrier.try_wait full[ring.slot] parity=0 priority=1"
                                        << QStringList{"sem-unknown-attribute@19:52"};
     QTest::newRow("missing attribute") << "mbarrier.try_wait full[ring.slot]"

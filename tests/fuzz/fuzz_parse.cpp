@@ -4,6 +4,8 @@
 //  2. When the file parses without any finding, the canonical printer must round-trip:
 //     print(parse(print(x))) == print(x), the reprinted text parses cleanly, and the reparsed
 //     kernel is structurally equal to the first one (the contract of cake/IR/Printer.h).
+// Linked with CakeMutator.cpp, a structure-aware LLVMFuzzerCustomMutator (operator chains of
+// thousands of terms, deep nesting, huge literals, shuffled statements, renamed identifiers).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Driver/Compiler.h"
 #include "cake/IR/Printer.h"

@@ -27,3 +27,6 @@ if os.access(os.path.join(cuda_bin, "ptxas"), os.X_OK):
     config.available_features.add("cuda")
     config.substitutions.append(("%ptxas", os.path.join(cuda_bin, "ptxas")))
     config.substitutions.append(("%nvcc", os.path.join(cuda_bin, "nvcc")))
+else:
+    lit_config.warning("no CUDA toolkit (%s not found; set CUDA_HOME): the tests that say "
+                       "'REQUIRES: cuda' are UNSUPPORTED" % os.path.join(cuda_bin, "ptxas"))

@@ -144,18 +144,46 @@ private Q_SLOTS:
     QVERIFY2(layout.error.contains("no-such-engine"), qPrintable(layout.error));
     QVERIFY(layout.complete(g));
     QVERIFY(!overlaps(layout));
-    // Layered by program order: inside each role, later operations lie lower, same column.
+    // Layered by program order: inside each role, later operations lie lower, in the role's
+    // own column. Columns do not overlap and follow role order; nodes at one cluster depth share
+    // one centre line (deeper ones are indented for their cluster boxes).
+    auto depthOf = [&](QString cluster) {
+      int d = 0;
+      for (int c = g.clusterOf(cluster); c >= 0; c = g.clusterOf(g.clusters[c].parent))
+        ++d;
+      return d;
+    };
+    QVector<double> left(2, qInf()), right(2, -qInf());
     for (int r = 0; r < 2; ++r) {
-      double lastY = -1e9, x = qQNaN();
+      double lastY = -1e9;
+      QHash<int, double> centre;
       for (int i = 0; i < g.nodes.size(); ++i) {
         if (g.nodes[i].role != r)
           continue;
-        QVERIFY(layout.nodes[i].center.y() > lastY);
-        lastY = layout.nodes[i].center.y();
-        if (qIsNaN(x))
-          x = layout.nodes[i].rect().left();
+        const views::NodeGeometry& n = layout.nodes[i];
+        QVERIFY(n.center.y() > lastY);
+        lastY = n.center.y();
+        left[r] = std::min(left[r], n.rect().left());
+        right[r] = std::max(right[r], n.rect().right());
+        int depth = depthOf(g.nodes[i].cluster);
+        if (!centre.contains(depth))
+          centre.insert(depth, n.center.x());
+        QCOMPARE(n.center.x(), centre.value(depth));
       }
+      QVERIFY(left[r] < right[r]);
     }
+    QVERIFY2(right[0] < left[1], qPrintable(QStringLiteral("producer column ends at %1, consumer "
+                                                           "column starts at %2")
+                                                .arg(right[0])
+                                                .arg(left[1])));
+    // Each role's column holds its whole cluster box (loops and their padding included).
+    for (int a = 0; a < g.clusters.size(); ++a)
+      for (int b = 0; b < g.clusters.size(); ++b)
+        if (g.clusters[a].role != g.clusters[b].role &&
+            g.clusters[a].kind == views::ClusterKind::Role &&
+            g.clusters[b].kind == views::ClusterKind::Role)
+          QVERIFY2(!layout.clusters[a].box.intersects(layout.clusters[b].box),
+                   qPrintable(g.clusters[a].id + " overlaps " + g.clusters[b].id));
     for (int c = 0; c < g.clusters.size(); ++c)
       for (int i = 0; i < g.nodes.size(); ++i)
         if (g.within(g.nodes[i].cluster, g.clusters[c].id))

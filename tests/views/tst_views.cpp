@@ -10,7 +10,10 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <filesystem>
 
 using namespace cake;
 
@@ -51,6 +54,38 @@ private Q_SLOTS:
     QCOMPARE(model.blockingCount(), 2);
     model.setSnapshot(nullptr);
     QCOMPARE(model.rowCount(), 0);
+  }
+
+  void dataSymlinkLoopFailsCleanly_data() {
+    QTest::addColumn<QString>("dir");
+    QTest::newRow("primitives") << "primitives";
+    QTest::newRow("targets") << "targets";
+    QTest::newRow("rules") << "rules";
+  }
+
+  // Issue 11 item 5.4: a symlink loop in a data directory threw a filesystem_error out of the
+  // loader thread, which QFuture::result() rethrew on the GUI thread: the workbench aborted.
+  void dataSymlinkLoopFailsCleanly() {
+    QFETCH(QString, dir);
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    std::filesystem::path root = tmp.path().toStdString();
+    for (const char* d : {"primitives", "targets", "rules"})
+      std::filesystem::copy(std::filesystem::path(CAKE_SOURCE_DIR) / "compiler" / d, root / d,
+                            std::filesystem::copy_options::recursive);
+    std::filesystem::path loop = root / dir.toStdString() / "loop-a.json";
+    std::filesystem::create_symlink("loop-b.json", loop);
+    std::filesystem::create_symlink("loop-a.json", root / dir.toStdString() / "loop-b.json");
+    views::CompileSession session;
+    QSignalSpy ready(&session, &views::CompileSession::compilerReady);
+    QSignalSpy failed(&session, &views::CompileSession::compilerFailed);
+    session.start({(root / "primitives").string(), (root / "targets").string(),
+                   (root / "rules").string()});
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QCOMPARE(ready.count(), 0);
+    QString message = failed.at(0).at(0).toString();
+    QVERIFY2(message.contains(QString::fromStdString(loop.string())), qPrintable(message));
+    QVERIFY2(message.contains("symbolic links"), qPrintable(message));
   }
 
   void sessionDropsSupersededJobs() {

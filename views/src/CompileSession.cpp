@@ -12,6 +12,9 @@
 #include <QPointer>
 #include <QtConcurrent>
 
+#include <exception>
+#include <memory>
+
 namespace cake::views {
 
 QString jobKindName(JobKind kind) {
@@ -80,9 +83,15 @@ void CompileSession::setCompiler(std::shared_ptr<const driver::Compiler> compile
 
 void CompileSession::start(const driver::DataPaths& paths) {
   auto* watcher = new QFutureWatcher<std::shared_ptr<const driver::Compiler>>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+  // Written by the worker before its future finishes, read here after: ordered by the future.
+  auto failure = std::make_shared<QString>();
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, failure] {
     std::shared_ptr<const driver::Compiler> c = watcher->result();
     watcher->deleteLater();
+    if (!c) {
+      Q_EMIT compilerFailed(QStringLiteral("cannot load the compiler data: %1").arg(*failure));
+      return;
+    }
     if (!c->ok()) {
       QString message = QStringLiteral("the compiler data in '%1' is invalid:")
                             .arg(QString::fromStdString(c->paths().primitives));
@@ -94,8 +103,16 @@ void CompileSession::start(const driver::DataPaths& paths) {
     setCompiler(std::move(c));
   });
   watcher->setFuture(
-      QtConcurrent::run(&m_pool, [paths]() -> std::shared_ptr<const driver::Compiler> {
-        return std::shared_ptr<const driver::Compiler>(driver::Compiler::load(paths));
+      QtConcurrent::run(&m_pool, [paths, failure]() -> std::shared_ptr<const driver::Compiler> {
+        // Loading reports bad data as findings; an exception escaping it anyway (a file system
+        // error the loader did not foresee, memory) would otherwise be rethrown by result()
+        // on the GUI thread and abort the workbench.
+        try {
+          return std::shared_ptr<const driver::Compiler>(driver::Compiler::load(paths));
+        } catch (const std::exception& e) {
+          *failure = QString::fromUtf8(e.what());
+          return nullptr;
+        }
       }));
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -582,6 +583,9 @@ struct Timeline {
   double t1 = 0;  ///< the analysed executions of one CTA
   double cta = 0; ///< extrapolated to every tile of the busiest CTA
   double phi = 1; ///< cta / t1
+  /// Operation executions (all roles) of the analysed tiles: simulated, and what the loops'
+  /// trip counts call for. They differ when the verifier stopped at its step bound.
+  double executionsSimulated = 0, executionsExpected = 0;
   std::vector<RoleState> roles;
   std::vector<double> opStall; ///< waiting at each operation (all roles)
   /// Per role: waiting of that role caused by each operation (the copy whose data it waited
@@ -601,6 +605,7 @@ public:
     tl.opStall.assign(m_m.ops.size(), 0.0);
     tl.caused.assign(m_m.roles.size(), std::vector<double>(m_m.ops.size(), 0.0));
     m_done.assign(trace.size(), 0.0);
+    m_issueTimes.assign(m_m.roles.size(), {});
     m_tl = &tl;
     for (std::size_t i = 0; i < trace.size(); ++i)
       step(i, trace[i]);
@@ -613,6 +618,7 @@ public:
     for (double f : m_free)
       end = std::max(end, f);
     tl.t1 = end;
+    end += unanalysedTime(tl);
     // Tiles beyond those analysed repeat the steady state of the last analysed tile.
     const Launch& L = m_p.launch;
     double delta = 0;
@@ -630,6 +636,34 @@ public:
   }
 
 private:
+  /// The verifier stops at its step bound (VerifyOptions::maxSteps): of a loop with 1e9 trips
+  /// only the first ~2e5 executions are in the trace, and a timeline of those alone made the
+  /// prediction the same for every larger trip count. Each role is extended by the executions
+  /// it did not reach (of the analysed tiles; further tiles are extrapolated by the caller) at
+  /// the pace of the second half of those it did, when the pipeline has filled: a steady-state
+  /// extrapolation, reported as such in the estimate's notes. 0 when the trace is complete.
+  double unanalysedTime(Timeline& tl) const {
+    const std::int64_t S = m_p.launch.tilesAnalysed;
+    double extra = 0;
+    for (std::size_t r = 0; r < m_issueTimes.size(); ++r) {
+      double expected = 0;
+      for (const OpStatic& s : m_p.ops)
+        for (const RoleUse& u : s.uses)
+          if (u.role == r)
+            expected += u.perTile * double(S) + u.once;
+      const std::vector<double>& times = m_issueTimes[r];
+      double simulated = double(times.size());
+      tl.executionsSimulated += simulated;
+      tl.executionsExpected += std::max(expected, simulated);
+      if (!m_p.check->verification.boundReached || times.size() < 2 || expected <= simulated)
+        continue;
+      std::size_t mid = times.size() / 2;
+      double pace = (tl.roles[r].t - times[mid]) / double(times.size() - mid);
+      extra = std::max(extra, (expected - simulated) * std::max(0.0, pace));
+    }
+    return extra;
+  }
+
   void stall(std::size_t role, const std::string& cause, double amount, std::size_t op,
              std::size_t causeOp) {
     if (amount <= 1e-12) // rounding noise, not waiting
@@ -810,6 +844,7 @@ private:
     using K = verify::TraceEvent::Kind;
     switch (e.kind) {
     case K::Issue:
+      m_issueTimes[e.role].push_back(R.t);
       issue(e.role, e);
       break;
     case K::Wait: {
@@ -897,6 +932,7 @@ private:
   std::map<std::pair<std::string, std::int64_t>, std::size_t> m_lastArrival;
   std::map<std::size_t, std::size_t> m_causeOp; ///< PhaseDone event -> the op that completed it
   std::vector<double> m_done;
+  std::vector<std::vector<double>> m_issueTimes; ///< per role: start of each issued execution
 };
 
 // ----------------------------------------------------------------------------- combination
@@ -973,6 +1009,14 @@ Estimate evaluate(const Prepared& p, const Params& q, bool calibrated,
   e.params = q;
   e.launch = L;
   e.notes = p.notes;
+  if (tl.executionsExpected > tl.executionsSimulated && tl.executionsSimulated > 0) {
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "steady state extrapolated: %.3g of %.3g operation executions per CTA were "
+                  "simulated; the rest at the pace of the last half simulated",
+                  tl.executionsSimulated, tl.executionsExpected);
+    e.notes.push_back(note);
+  }
   double overhead = q.launchOverheadUs * 1e-6;
   double predicted = c.core + overhead;
   e.predictedUs = predicted * 1e6;

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Lower/CudaEmitter.h"
 
+#include "cake/Lower/Naming.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -88,26 +90,6 @@ std::string tensorMapType(ir::DType t) {
   }
 }
 
-bool isCppKeyword(const std::string& n) {
-  static const std::set<std::string> words = {
-      "alignas",  "alignof",  "and",      "asm",     "auto",      "bool",      "break",
-      "case",     "catch",    "char",     "class",   "const",     "constexpr", "continue",
-      "default",  "delete",   "do",       "double",  "else",      "enum",      "explicit",
-      "export",   "extern",   "false",    "float",   "for",       "friend",    "goto",
-      "if",       "inline",   "int",      "long",    "mutable",   "namespace", "new",
-      "not",      "operator", "or",       "private", "protected", "public",    "register",
-      "return",   "short",    "signed",   "sizeof",  "static",    "struct",    "switch",
-      "template", "this",     "throw",    "true",    "try",       "typedef",   "typeid",
-      "typename", "union",    "unsigned", "using",   "virtual",   "void",      "volatile",
-      "while",    "xor",      "min",      "max",     "threadIdx", "blockIdx",  "gridDim",
-      "blockDim", "warpSize"};
-  return words.count(n) != 0;
-}
-
-std::string safeName(const std::string& n) {
-  return isCppKeyword(n) || n.rfind("__", 0) == 0 ? n + "_" : n;
-}
-
 std::string floatLiteral(float f) {
   if (std::isinf(f))
     return f > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
@@ -127,7 +109,9 @@ std::string floatLiteral(float f) {
 
 class Printer {
 public:
-  Printer(const Program& p) : m_p(p) {}
+  /// `vars`, `params`: the names of variables and parameters (cudaVariableNames).
+  Printer(const Program& p, std::vector<std::string> vars, std::vector<std::string> params)
+      : m_p(p), m_vars(std::move(vars)), m_params(std::move(params)) {}
 
   std::string expr(const Expr& e) {
     switch (e.kind) {
@@ -159,9 +143,10 @@ public:
     }
     case Expr::Kind::Param: {
       const Param& p = m_p.params[e.var];
+      const std::string& n = m_params[e.var];
       if (p.kind == Param::Kind::TensorMap)
-        return "reinterpret_cast<uint64_t>(&" + safeName(p.name) + ")";
-      return "reinterpret_cast<uint64_t>(" + safeName(p.name) + ")";
+        return "reinterpret_cast<uint64_t>(&" + n + ")";
+      return "reinterpret_cast<uint64_t>(" + n + ")";
     }
     case Expr::Kind::Special:
       switch (e.special) {
@@ -216,7 +201,7 @@ public:
     return "0";
   }
 
-  std::string name(int v) const { return safeName(m_p.vars[v].name); }
+  std::string name(int v) const { return m_vars[static_cast<std::size_t>(v)]; }
 
   void line(int depth, const std::string& text) {
     m_out << std::string(static_cast<std::size_t>(depth) * 2, ' ') << text << "\n";
@@ -349,6 +334,7 @@ public:
 
 private:
   const Program& m_p;
+  std::vector<std::string> m_vars, m_params;
   std::ostringstream m_out;
   std::set<std::string> m_usedFns;
 };
@@ -427,6 +413,11 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
        "struct alignas(64) CakeTensorMap {\n  uint64_t opaque[16];\n};\n#endif\n\n";
 
   // ---- named constants of the derived metadata
+  // Every file-level name the device code can see: no variable or parameter may take one.
+  std::set<std::string> globals = {ns,           p.name,       "TILES",
+                                   "TILE_COUNT", "PERSISTENT", "LAUNCH_REGISTERS"};
+  for (const PureFunction& f : pureFunctions())
+    globals.insert("cake_" + std::string(f.name));
   o << "namespace " << ns << " {\n";
   o << "// Derived metadata (cake lower --emit metadata shows the full table).\n";
   o << "inline constexpr int TILES[] = {";
@@ -436,12 +427,15 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
   o << "inline constexpr int TILE_COUNT = " << md.tileCount << ";\n";
   o << "inline constexpr bool PERSISTENT = " << (md.persistent ? "true" : "false") << ";\n";
   o << "inline constexpr int LAUNCH_REGISTERS = " << md.launchRegisters << ";\n";
-  for (const auto& [name, stages] : md.pipelines)
+  for (const auto& [name, stages] : md.pipelines) {
     o << "inline constexpr int PIPELINE_" << name << "_STAGES = " << stages << ";\n";
+    globals.insert("PIPELINE_" + name + "_STAGES");
+  }
   for (const BarrierGroup& b : md.barriers) {
     if (b.named) {
       o << "inline constexpr int NBAR_" << b.name << "_ID = " << b.hardwareId << ";   // "
         << b.initCount << " threads\n";
+      globals.insert("NBAR_" + b.name + "_ID");
       continue;
     }
     o << "inline constexpr int MBAR_" << b.name << "_INIT_COUNT = " << b.initCount << ";\n";
@@ -449,13 +443,18 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
     if (b.expectTxBytes)
       o << "inline constexpr int MBAR_" << b.name << "_EXPECT_TX_BYTES = " << b.expectTxBytes
         << ";\n";
+    for (const char* suffix : {"_INIT_COUNT", "_ELEMENTS", "_EXPECT_TX_BYTES"})
+      globals.insert("MBAR_" + b.name + suffix);
   }
-  for (const TmemAllocation& t : md.tmem)
+  for (const TmemAllocation& t : md.tmem) {
     o << "inline constexpr int TMEM_" << t.name << "_COLUMNS = " << t.allocColumns << ";\n";
+    globals.insert("TMEM_" + t.name + "_COLUMNS");
+  }
   std::set<std::string> emitted = {"TILE_COUNT", "LAUNCH_REGISTERS"};
   for (const auto& [name, value] : p.constants) {
     if (!emitted.insert(name).second)
       continue;
+    globals.insert(name);
     bool wide = value > INT32_MAX || value < INT32_MIN || name.rfind("DESC_", 0) == 0;
     bool unsignedConst = name.rfind("IDESC_", 0) == 0;
     o << "inline constexpr "
@@ -469,8 +468,39 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
   }
   o << "\n";
 
+  // ---- names: parameters first (the host wrapper's locals are theirs to avoid too), then
+  // the device code's variables scope by scope.
+  static const std::set<std::string> hostLocals = {
+      "device",  "major", "minor",          "sms",  "err",   "encode", "found", "r", "dims",
+      "strides", "box",   "elementStrides", "grid", "stream"};
+  ScopedNamer paramNamer([&](const std::string& n) {
+    return isReservedCudaName(n) || globals.count(n) || hostLocals.count(n);
+  });
+  std::vector<std::string> paramNames;
+  for (std::size_t i = 0; i < p.params.size(); ++i)
+    paramNames.push_back(paramNamer.bind(static_cast<int>(i), p.params[i].name));
+  std::vector<std::string> mapNames; // host locals of the encoded tensor maps
+  for (std::size_t i = 0; i < md.tensorMaps.size(); ++i)
+    mapNames.push_back(
+        paramNamer.bind(static_cast<int>(p.params.size() + i), md.tensorMaps[i].name + "_map"));
+  auto mapName = [&](const std::string& irName) {
+    for (std::size_t i = 0; i < md.tensorMaps.size(); ++i)
+      if (md.tensorMaps[i].name == irName)
+        return mapNames[i];
+    return ScopedNamer::sanitize(irName + "_map");
+  };
+  std::set<std::string> fileScope = globals;
+  fileScope.insert(paramNames.begin(), paramNames.end());
+  auto paramName = [&](const std::string& irName) {
+    for (std::size_t i = 0; i < p.params.size(); ++i)
+      if (p.params[i].name == irName)
+        return paramNames[i];
+    return ScopedNamer::sanitize(irName);
+  };
+
   // ---- device code
-  Printer pr(p);
+  Printer pr(p, cudaVariableNames(p, [&](const std::string& n) { return fileScope.count(n) != 0; }),
+             paramNames);
   pr.stmts(p.body, 1);
   std::string body = pr.take();
   for (const std::string& fn : pr.usedFns()) {
@@ -502,10 +532,10 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
     const Param& prm = p.params[i];
     o << (i ? ",\n    " : "");
     if (prm.kind == Param::Kind::TensorMap)
-      o << "const __grid_constant__ CakeTensorMap " << safeName(prm.name);
+      o << "const __grid_constant__ CakeTensorMap " << paramNames[i];
     else
       o << (prm.readOnly ? "const " : "") << storageType(prm.dtype) << "* __restrict__ "
-        << safeName(prm.name);
+        << paramNames[i];
   }
   o << ") {\n";
   o << "  using namespace " << ns << ";\n";
@@ -521,11 +551,12 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
     << p.target << "; builds the TMA tensor maps on the host.\n";
   o << "inline cudaError_t cake_launch_" << p.name << "(";
   bool first = true;
-  for (const Param& prm : p.params) {
+  for (std::size_t i = 0; i < p.params.size(); ++i) {
+    const Param& prm = p.params[i];
     if (prm.kind == Param::Kind::TensorMap)
       continue;
     o << (first ? "" : ", ") << (prm.readOnly ? "const " : "") << storageType(prm.dtype) << "* "
-      << safeName(prm.name);
+      << paramNames[i];
     first = false;
   }
   o << (first ? "" : ", ") << "cudaStream_t stream = 0) {\n";
@@ -551,9 +582,10 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
          "                                         cudaEnableDefault, &found);\n"
          "  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !encode)\n"
          "    return cudaErrorNotSupported;\n";
-    for (const TensorMapInfo& t : md.tensorMaps) {
+    for (std::size_t ti = 0; ti < md.tensorMaps.size(); ++ti) {
+      const TensorMapInfo& t = md.tensorMaps[ti];
       ir::DType dt = ir::parseDType(t.dtype).value_or(ir::DType::U8);
-      std::string m = t.name + "_map";
+      const std::string& m = mapNames[ti];
       o << "  CUtensorMap " << m << ";\n  {\n";
       o << "    const cuuint64_t dims[" << t.globalDims.size() << "] = {";
       for (std::size_t i = 0; i < t.globalDims.size(); ++i)
@@ -580,7 +612,7 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
                                             : "CU_TENSOR_MAP_SWIZZLE_NONE";
       o << "    CUresult r = encode(&" << m << ", " << tensorMapType(dt) << ", "
         << t.globalDims.size() << ", const_cast<void*>(static_cast<const void*>("
-        << safeName(t.source) << ")), dims, strides, box, elementStrides,\n"
+        << paramName(t.source) << ")), dims, strides, box, elementStrides,\n"
         << "                        CU_TENSOR_MAP_INTERLEAVE_NONE, " << sw
         << ", CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n";
       o << "    if (r != CUDA_SUCCESS)\n      return cudaErrorInvalidValue;\n  }\n";
@@ -595,9 +627,9 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
     const Param& prm = p.params[i];
     o << (i ? ", " : "");
     if (prm.kind == Param::Kind::TensorMap)
-      o << "*reinterpret_cast<const CakeTensorMap*>(&" << prm.name << "_map)";
+      o << "*reinterpret_cast<const CakeTensorMap*>(&" << mapName(prm.name) << ")";
     else
-      o << safeName(prm.name);
+      o << paramNames[i];
   }
   o << ");\n  return cudaGetLastError();\n}\n#endif\n";
   return o.str();

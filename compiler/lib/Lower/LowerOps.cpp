@@ -52,15 +52,68 @@ void Lowerer::issueGuard(reg::IssueScope scope, const std::function<void()>& bod
   }
 }
 
-void Lowerer::lowerOp(const ir::Stmt& s) {
-  const sema::OpInfo* op = nullptr;
-  for (const sema::OpInfo& o : m_model.ops)
-    if (o.stmt == &s) {
-      op = &o;
-      break;
-    }
-  if (!op)
+void Lowerer::roleBarrier() {
+  const std::int64_t threads = m_role.role->threads();
+  auto it = m_barrierPlan.roleBarrier.find(m_role.role->name);
+  const std::int64_t id = it == m_barrierPlan.roleBarrier.end() ? 0 : it->second;
+  if (id == 0 || threads == m_md.threads) {
+    asmStmt("bar.sync 0;", {}, {}, true, "llvm.nvvm.barrier0");
     return;
+  }
+  AsmOperand a, b;
+  a.constraint = b.constraint = 'n';
+  a.value = i32(id);
+  b.value = i32(threads);
+  asmStmt("bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + ";", {}, {a, b},
+          true, "llvm.nvvm.barrier.sync.cnt");
+}
+
+void Lowerer::releaseSync(verify::ReleaseSync sync) {
+  switch (sync) {
+  case verify::ReleaseSync::None:
+    return;
+  case verify::ReleaseSync::Warp: {
+    // The arriving lane's release then covers its warp's accesses (bar.warp.sync orders memory
+    // among the participating lanes).
+    AsmOperand mask;
+    mask.constraint = 'n';
+    mask.value = i32(-1);
+    asmStmt("bar.warp.sync -1;", {}, {mask}, true, "llvm.nvvm.bar.warp.sync");
+    return;
+  }
+  case verify::ReleaseSync::Warpgroup: {
+    // Each warpgroup of the role has its own barrier: a shared id would let warps of two
+    // warpgroups complete each other's 128 arrivals.
+    auto it = m_barrierPlan.warpgroupBase.find(m_role.role->name);
+    if (it == m_barrierPlan.warpgroupBase.end()) {
+      unsupported("no warpgroup barrier was planned for this release");
+      return;
+    }
+    // Literal ids (with a register id ptxas must assume all 16 barriers are in use), chosen
+    // by a predicate inside one asm statement: control flow around the barrier would split the
+    // block LLVM optimises (the Flash-KMeans argmin grew by 40% of its SASS that way).
+    const std::int64_t groups = (m_role.role->warps() + 3) / 4;
+    std::string text = "{\n.reg .pred cake_wg;\n";
+    for (std::int64_t w = 0; w < groups; ++w)
+      text += "setp.eq.s32 cake_wg, %0, " + std::to_string(w) + ";\n@cake_wg bar.sync " +
+              std::to_string(it->second + w) + ", 128;\n";
+    text += "}";
+    AsmOperand wg;
+    wg.value = var(m_p, m_role.wg);
+    asmStmt(text, {}, {wg}, true);
+    return;
+  }
+  case verify::ReleaseSync::Role:
+    roleBarrier();
+    return;
+  }
+}
+
+void Lowerer::lowerOp(const ir::Stmt& s) {
+  auto found = m_opOf.find(&s);
+  if (found == m_opOf.end())
+    return;
+  const sema::OpInfo* op = found->second;
   m_stmt = &s;
   SourceRange r = range(s.id);
   LineColumn lc = m_sources.lineColumn(r.file, r.begin);
@@ -74,6 +127,8 @@ void Lowerer::lowerOp(const ir::Stmt& s) {
     if (oi.facts.present && oi.entity == sema::EntityKind::Buffer &&
         m_model.buffers[oi.entityIndex].space == ir::Space::Reg)
       recordFragment(oi.entityIndex);
+
+  releaseSync(m_barrierPlan.releaseSync(m_role.index, &s));
 
   const std::string& n = op->primitive->name;
   if (n.rfind("mbarrier.", 0) == 0)
@@ -139,18 +194,24 @@ void Lowerer::lowerOp(const ir::Stmt& s) {
 }
 
 void Lowerer::fenceAsyncRegisters(const std::string& primitive, const std::string& operand) {
-  std::set<std::size_t> buffers;
-  for (const sema::OpInfo& o : m_model.ops) {
-    if (o.primitive->name != primitive ||
-        std::find(o.roles.begin(), o.roles.end(), m_role.role->name) == o.roles.end())
-      continue;
-    for (std::size_t i = 0; i < o.operands.size() && i < o.primitive->operands.size(); ++i)
-      if (o.primitive->operands[i].name == operand && o.operands[i].facts.present &&
-          o.operands[i].entity == sema::EntityKind::Buffer &&
-          m_model.buffers[o.operands[i].entityIndex].space == ir::Space::Reg)
-        buffers.insert(o.operands[i].entityIndex);
+  auto key = std::make_tuple(primitive, operand, m_role.index);
+  auto cached = m_asyncRegisters.find(key);
+  if (cached == m_asyncRegisters.end()) {
+    std::set<std::size_t> found;
+    for (const sema::OpInfo& o : m_model.ops) {
+      if (o.primitive->name != primitive ||
+          std::find(o.roles.begin(), o.roles.end(), m_role.role->name) == o.roles.end())
+        continue;
+      for (std::size_t i = 0; i < o.operands.size() && i < o.primitive->operands.size(); ++i)
+        if (o.primitive->operands[i].name == operand && o.operands[i].facts.present &&
+            o.operands[i].entity == sema::EntityKind::Buffer &&
+            m_model.buffers[o.operands[i].entityIndex].space == ir::Space::Reg)
+          found.insert(o.operands[i].entityIndex);
+    }
+    cached = m_asyncRegisters.emplace(key, std::vector<std::size_t>(found.begin(), found.end()))
+                 .first;
   }
-  for (std::size_t b : buffers) {
+  for (std::size_t b : cached->second) {
     auto it = m_role.regVars.find(b);
     if (it == m_role.regVars.end())
       continue;
@@ -1171,31 +1232,7 @@ void Lowerer::opReduceCta(const sema::OpInfo& op, const ir::Stmt& s) {
     value.value = var(m_p, acc);
     asmStmt(std::string("st.shared.") + type + " [%0], %1;", {}, {addr, value});
   });
-  std::int64_t threads = m_role.role->threads();
-  std::int64_t id = 0;
-  if (threads != m_md.threads) {
-    // A role smaller than the CTA synchronises on its own named barrier (ids after the declared
-    // nbarriers, one per such role, in role-name order as the verifier counts them).
-    std::set<std::string> roleSyncs;
-    for (const sema::OpInfo& o : m_model.ops)
-      for (const reg::EffectDef& e : o.primitive->effects)
-        if (e.kind == reg::EffectKind::Sync && !e.operandIndex && e.syncScope == "role")
-          for (const std::string& r : o.roles)
-            roleSyncs.insert(r);
-    id = m_roleSyncBarrier + std::distance(roleSyncs.begin(), roleSyncs.find(m_role.role->name));
-  }
-  auto barrier = [&] {
-    if (id == 0)
-      asmStmt("bar.sync 0;", {}, {}, true, "llvm.nvvm.barrier0");
-    else {
-      AsmOperand a, b;
-      a.constraint = b.constraint = 'n';
-      a.value = i32(id);
-      b.value = i32(threads);
-      asmStmt("bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + ";", {}, {a, b},
-              true, "llvm.nvvm.barrier.sync.cnt");
-    }
-  };
+  auto barrier = [&] { roleBarrier(); };
   barrier();
   // 4. Every thread combines the partials in warp order (a fixed, deterministic order).
   int part = temp(isFloat ? Ty::F32 : Ty::I32, "part");

@@ -4,11 +4,14 @@
 #pragma once
 
 #include "cake/Lower/Lowering.h"
+#include "cake/Verify/BarrierPlan.h"
 
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace cake::lower::detail {
@@ -108,7 +111,15 @@ public:
   const ir::Stmt* m_stmt = nullptr;
   std::map<std::string, int> m_paramIndex;
   std::map<std::string, std::int64_t> m_namedConsts;
-  std::int64_t m_roleSyncBarrier = 0; ///< first hardware id for reduce.cta role barriers
+  /// Hardware barrier ids (role and warpgroup barriers) and the syncs before partial-scope
+  /// releases, shared with the verifier's named-barrier count.
+  verify::BarrierPlan m_barrierPlan;
+  std::unordered_map<const ir::Stmt*, const sema::OpInfo*> m_opOf; ///< statement -> its op
+  std::unordered_map<const ir::Stmt*, const sema::LoopInfo*> m_loopOf; ///< statement -> loop
+  /// (primitive, operand, role) -> the register buffers that operand names in that role's ops
+  /// (fenceAsyncRegisters; computed once per key, not once per wait).
+  std::map<std::tuple<std::string, std::string, std::size_t>, std::vector<std::size_t>>
+      m_asyncRegisters;
 
   // ---- infrastructure ----
   SourceRange range(ir::NodeId id) const;
@@ -187,6 +198,10 @@ public:
   /// A constant loop of at most 4 operations in all (iterations x body): unrolled.
   bool smallLoop(const ir::Stmt& loop, const sema::LoopInfo& info) const;
   void lowerOp(const ir::Stmt& s);
+  /// The barrier of the executing role's threads (bar.sync 0 for the whole CTA).
+  void roleBarrier();
+  /// The sync of the issuing scope in front of a release (BarrierPlan decides where).
+  void releaseSync(verify::ReleaseSync sync);
 
   // ---- operations (LowerOps.cpp) ----
   void opMbarrier(const sema::OpInfo& op, const ir::Stmt& s);

@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Lowerer.h"
 
+#include "cake/Registry/InlinePtx.h"
+
 #include <algorithm>
 #include <set>
 
@@ -229,6 +231,21 @@ void Lowerer::comment(std::string text) {
 
 void Lowerer::asmStmt(std::string text, std::vector<AsmOperand> outputs,
                       std::vector<AsmOperand> inputs, bool memory, std::string intrinsic) {
+  // Defence in depth behind the registry's template checks: whatever lowering composed (a
+  // template, a prefix, a rewrite, derived code) must stay one statement with operand
+  // references in range, or both back ends would emit something other than this instruction.
+  auto issues = reg::checkInlinePtx(text, outputs.size() + inputs.size(), 1);
+  if (!issues.empty()) {
+    const reg::InlinePtxIssue& is = issues.front();
+    std::size_t from = is.begin > 20 ? is.begin - 20 : 0;
+    std::string near = text.substr(from, std::min<std::size_t>(is.end + 20, text.size()) - from);
+    for (char& c : near)
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+        c = ' ';
+    unsupported("lowering produced inline PTX that is not one instruction statement: " +
+                is.message + " (near \"" + near + "\")");
+    return;
+  }
   Stmt s;
   s.kind = intrinsic.empty() ? Stmt::Kind::Asm : Stmt::Kind::Intrin;
   s.text = std::move(text);
@@ -879,12 +896,10 @@ void Lowerer::advancePipeline(const std::string& name) {
 }
 
 void Lowerer::lowerLoop(const ir::Stmt& s) {
-  const sema::LoopInfo* info = nullptr;
-  for (const sema::LoopInfo& l : m_model.loops)
-    if (l.stmt == &s)
-      info = &l;
-  if (!info)
+  auto found = m_loopOf.find(&s);
+  if (found == m_loopOf.end())
     return;
+  const sema::LoopInfo* info = found->second;
   LineColumn lc = m_sources.lineColumn(range(s.id).file, range(s.id).begin);
   m_line = lc.line;
   m_column = lc.column;
@@ -1055,16 +1070,15 @@ void Lowerer::lowerRole(std::size_t r) {
     }
     m_role.slot.assign(m_model.pipelines.size(), -1);
     m_role.phase.assign(m_model.pipelines.size(), -1);
+    // Pipelines with a loop that encloses an operation of this role (one pass over the ops).
+    std::set<std::string> usedPipelines;
+    for (const sema::OpInfo& op : m_model.ops)
+      if (std::find(op.roles.begin(), op.roles.end(), role.name) != op.roles.end())
+        for (std::size_t l : op.loops)
+          if (l < m_model.loops.size() && !m_model.loops[l].pipeline.empty())
+            usedPipelines.insert(m_model.loops[l].pipeline);
     for (std::size_t p = 0; p < m_model.pipelines.size(); ++p) {
-      bool used = false;
-      for (const sema::LoopInfo& l : m_model.loops)
-        if (l.pipeline == m_model.pipelines[p].name)
-          for (const sema::OpInfo& op : m_model.ops)
-            if (std::find(op.loops.begin(), op.loops.end(),
-                          static_cast<std::size_t>(&l - m_model.loops.data())) != op.loops.end() &&
-                std::find(op.roles.begin(), op.roles.end(), role.name) != op.roles.end())
-              used = true;
-      if (!used)
+      if (!usedPipelines.count(m_model.pipelines[p].name))
         continue;
       m_role.slot[p] = newVar(m_model.pipelines[p].name + "_slot", Ty::I32);
       m_role.phase[p] = newVar(m_model.pipelines[p].name + "_phase", Ty::I32);
@@ -1123,10 +1137,13 @@ LoweredKernel Lowerer::run() {
     m_paramIndex[t.name] = static_cast<int>(m_p.params.size());
     m_p.params.push_back(p);
   }
-  std::int64_t namedBarriers = 1;
-  for (const sema::BarrierInfo& b : m_model.barriers)
-    namedBarriers += b.named ? 1 : 0;
-  m_roleSyncBarrier = namedBarriers;
+  m_barrierPlan = verify::planBarriers(m_module, m_model);
+  m_opOf.reserve(m_model.ops.size());
+  for (const sema::OpInfo& o : m_model.ops)
+    m_opOf.emplace(o.stmt, &o);
+  m_loopOf.reserve(m_model.loops.size());
+  for (const sema::LoopInfo& l : m_model.loops)
+    m_loopOf.emplace(l.stmt, &l);
   if (m_md.tmem.size() > 2)
     m_findings.push_back(makeFinding(
         LowerId::LoweringUnsupported, range(m_module.kernel->id),

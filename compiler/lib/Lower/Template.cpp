@@ -261,15 +261,14 @@ void Lowerer::emitTemplate(
     const std::function<std::string(std::string)>& rewrite, std::string intrinsic,
     std::vector<AsmOperand> intrinsicArgs) {
   const reg::Primitive& prim = *op.primitive;
-  if (prim.lowering.ptx.empty()) {
+  const reg::LoweringDef& low = prim.lowering;
+  if (low.pieces.empty()) {
     unsupported("primitive '" + prim.name + "' has no PTX template (its lowering is derived)");
     return;
   }
-  std::string tmpl;
-  for (std::size_t i = 0; i < prim.lowering.ptx.size(); ++i)
-    tmpl += (i ? "\n" : "") + prim.lowering.ptx[i];
 
-  // Pass 1: bind each distinct slot once (a slot used twice names the same operands).
+  // Pass 1: bind each distinct slot once (a slot used twice names the same operands). The
+  // template comes in the token form the registry validated: literal text and typed slots.
   struct Part {
     std::string text;
     int binding = -1;
@@ -278,30 +277,19 @@ void Lowerer::emitTemplate(
   std::vector<std::string> slotKeys;
   std::vector<Binding> bindings;
   std::string lit;
-  for (std::size_t i = 0; i < tmpl.size(); ++i) {
-    char c = tmpl[i];
-    if ((c == '{' || c == '}') && i + 1 < tmpl.size() && tmpl[i + 1] == c) {
-      lit += c;
-      ++i;
+  for (const reg::TemplatePiece& piece : low.pieces) {
+    if (piece.slot < 0 || static_cast<std::size_t>(piece.slot) >= low.templateSlots.size()) {
+      lit += piece.text;
       continue;
     }
-    if (c != '{') {
-      lit += c;
-      continue;
-    }
-    std::size_t close = tmpl.find('}', i);
-    std::string key = tmpl.substr(i + 1, close - i - 1);
-    i = close;
-    const reg::TemplateSlot* slot = nullptr;
-    for (const reg::TemplateSlot& ts : prim.lowering.templateSlots)
-      if ((ts.facet.empty() ? ts.name : ts.name + "." + ts.facet) == key)
-        slot = &ts;
+    const reg::TemplateSlot& slot = low.templateSlots[static_cast<std::size_t>(piece.slot)];
+    std::string key = slot.facet.empty() ? slot.name : slot.name + "." + slot.facet;
     int idx = -1;
     for (std::size_t k = 0; k < slotKeys.size(); ++k)
       if (slotKeys[k] == key)
         idx = static_cast<int>(k);
     if (idx < 0) {
-      std::optional<Binding> bnd = slot ? bind(*slot) : std::nullopt;
+      std::optional<Binding> bnd = bind(slot);
       if (!bnd) {
         unsupported("cannot bind template slot '{" + key + "}' of '" + prim.name +
                     "' for this operation");
@@ -480,7 +468,14 @@ void Lowerer::emitMerged(const std::function<void()>& body) {
         std::size_t j = i + 1;
         std::size_t n = 0;
         while (j < s.text.size() && std::isdigit(static_cast<unsigned char>(s.text[j])))
-          n = n * 10 + static_cast<std::size_t>(s.text[j++] - '0');
+          n = std::min<std::size_t>(n * 10 + static_cast<std::size_t>(s.text[j++] - '0'),
+                                    std::size_t{1} << 30);
+        if (n >= s.outputs.size() + s.inputs.size()) {
+          // asmStmt refuses such text; never index past the operand maps.
+          unsupported("inline PTX refers to operand %" + std::to_string(n) + " of " +
+                      std::to_string(s.outputs.size() + s.inputs.size()));
+          return;
+        }
         std::size_t renumbered = n < s.outputs.size() ? static_cast<std::size_t>(outMap[k][n])
                                                       : base + inMap[k][n - s.outputs.size()];
         char num[24];

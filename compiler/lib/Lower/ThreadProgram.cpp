@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 #include <functional>
+#include <unordered_set>
 
 namespace cake::lower {
 
@@ -672,31 +673,6 @@ void scan(const Block& b, std::vector<char>& reads, std::vector<char>& writes) {
   }
 }
 
-bool prune(Block& b, const std::vector<char>& reads) {
-  bool changed = false;
-  for (std::size_t i = 0; i < b.size();) {
-    Stmt& s = b[i];
-    if (s.kind == Stmt::Kind::Assign && !reads[static_cast<std::size_t>(s.var)]) {
-      b.erase(b.begin() + static_cast<std::ptrdiff_t>(i));
-      changed = true;
-      continue;
-    }
-    changed |= prune(s.body, reads);
-    changed |= prune(s.elseBody, reads);
-    // An `if` left without statements (or only comments) goes too.
-    if (s.kind == Stmt::Kind::If && s.elseBody.empty() &&
-        std::all_of(s.body.begin(), s.body.end(),
-                    [](const Stmt& x) { return x.kind == Stmt::Kind::Comment; }) &&
-        s.body.empty()) {
-      b.erase(b.begin() + static_cast<std::ptrdiff_t>(i));
-      changed = true;
-      continue;
-    }
-    ++i;
-  }
-  return changed;
-}
-
 void pruneDecls(Block& b, const std::vector<char>& reads, const std::vector<char>& writes) {
   for (Stmt& s : b) {
     if (s.kind == Stmt::Kind::Scope)
@@ -713,15 +689,135 @@ void pruneDecls(Block& b, const std::vector<char>& reads, const std::vector<char
 
 } // namespace
 
-void removeDeadCode(Program& p) {
-  for (;;) {
-    std::vector<char> reads(p.vars.size(), 0), writes(p.vars.size(), 0);
-    scan(p.body, reads, writes);
-    if (!prune(p.body, reads)) {
-      pruneDecls(p.body, reads, writes);
-      return;
+namespace {
+
+/// Calls `fn(var)` once per read of a variable by the statement itself (not its nested blocks),
+/// with the multiplicity `scan` counts.
+template <typename Fn> void forEachRead(const Stmt& s, Fn&& fn) {
+  std::vector<const Expr*> stack;
+  auto expr = [&](const Expr* root) {
+    stack.push_back(root);
+    while (!stack.empty()) {
+      const Expr* e = stack.back();
+      stack.pop_back();
+      if (e->kind == Expr::Kind::Var && e->var >= 0)
+        fn(e->var);
+      for (const ExprRef& a : e->args)
+        stack.push_back(a.get());
+    }
+  };
+  for (const ExprRef* e : {&s.index, &s.value, &s.begin, &s.end, &s.step, &s.cond})
+    if (*e)
+      expr(e->get());
+  for (const AsmOperand& o : s.outputs) {
+    if (o.mode == '+')
+      fn(o.var);
+    if (o.index)
+      expr(o.index.get());
+  }
+  for (const AsmOperand& i : s.inputs)
+    if (i.value)
+      expr(i.value.get());
+  if (s.loopVar >= 0)
+    fn(s.loopVar);
+}
+
+/// Reference-counting dead-code removal: an assignment goes when nothing left reads its
+/// variable, an `if` when nothing is left in its branches; each removal releases the reads of
+/// what it removed. Every statement is removed at most once, so the work is linear in the
+/// program size (the earlier fixpoint of whole-program scans was quadratic in chain length).
+/// It removes exactly what the fixpoint removed: removals only lower read counts, so every
+/// order reaches the same result.
+class DeadCode {
+public:
+  explicit DeadCode(Program& p) : m_reads(p.vars.size(), 0), m_assigns(p.vars.size()) {
+    number(p.body, -1);
+  }
+
+  void run(Program& p) {
+    std::vector<int> work;
+    for (std::size_t v = 0; v < m_reads.size(); ++v)
+      if (m_reads[v] == 0 && !m_assigns[v].empty())
+        work.push_back(static_cast<int>(v));
+    for (std::size_t n = 0; n < m_nodes.size(); ++n)
+      if (m_nodes[n]->kind == Stmt::Kind::If && m_live[n] == 0)
+        removeNode(static_cast<int>(n), work);
+    while (!work.empty()) {
+      int v = work.back();
+      work.pop_back();
+      for (int n : m_assigns[static_cast<std::size_t>(v)])
+        if (!m_dead[static_cast<std::size_t>(n)])
+          removeNode(n, work);
+    }
+    std::unordered_set<const Stmt*> dead;
+    for (std::size_t n = 0; n < m_nodes.size(); ++n)
+      if (m_dead[n])
+        dead.insert(m_nodes[n]);
+    compact(p.body, dead);
+  }
+
+private:
+  std::vector<std::int64_t> m_reads;          ///< per variable, by statements still present
+  std::vector<std::vector<int>> m_assigns;    ///< per variable: its Assign statements
+  std::vector<const Stmt*> m_nodes;           ///< every statement, pre-order
+  std::vector<int> m_parent;                  ///< enclosing statement or -1
+  std::vector<std::int64_t> m_live;           ///< If: statements left in its branches
+  std::vector<char> m_dead;
+
+  void number(const Block& b, int parent) {
+    for (const Stmt& s : b) {
+      const int n = static_cast<int>(m_nodes.size());
+      m_nodes.push_back(&s);
+      m_parent.push_back(parent);
+      m_live.push_back(static_cast<std::int64_t>(s.body.size() + s.elseBody.size()));
+      m_dead.push_back(0);
+      forEachRead(s, [&](int v) { ++m_reads[static_cast<std::size_t>(v)]; });
+      if (s.kind == Stmt::Kind::Assign)
+        m_assigns[static_cast<std::size_t>(s.var)].push_back(n);
+      number(s.body, n);
+      number(s.elseBody, n);
     }
   }
+
+  void removeNode(int n, std::vector<int>& work) {
+    // Removing an `if` may empty its parent `if` in turn: walk up iteratively.
+    while (n >= 0 && !m_dead[static_cast<std::size_t>(n)]) {
+      m_dead[static_cast<std::size_t>(n)] = 1;
+      forEachRead(*m_nodes[static_cast<std::size_t>(n)], [&](int v) {
+        if (--m_reads[static_cast<std::size_t>(v)] == 0 &&
+            !m_assigns[static_cast<std::size_t>(v)].empty())
+          work.push_back(v);
+      });
+      const int parent = m_parent[static_cast<std::size_t>(n)];
+      if (parent < 0 || --m_live[static_cast<std::size_t>(parent)] != 0 ||
+          m_nodes[static_cast<std::size_t>(parent)]->kind != Stmt::Kind::If)
+        return;
+      n = parent;
+    }
+  }
+
+  static void compact(Block& b, const std::unordered_set<const Stmt*>& dead) {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (dead.count(&b[i]))
+        continue;
+      compact(b[i].body, dead);
+      compact(b[i].elseBody, dead);
+      if (out != i)
+        b[out] = std::move(b[i]);
+      ++out;
+    }
+    b.erase(b.begin() + static_cast<std::ptrdiff_t>(out), b.end());
+  }
+};
+
+} // namespace
+
+void removeDeadCode(Program& p) {
+  DeadCode(p).run(p);
+  std::vector<char> reads(p.vars.size(), 0), writes(p.vars.size(), 0);
+  scan(p.body, reads, writes);
+  pruneDecls(p.body, reads, writes);
 }
 
 } // namespace cake::lower

@@ -4,6 +4,7 @@
 
 #include "cake/Lower/CudaEmitter.h"
 #include "cake/Lower/Lowering.h"
+#include "cake/Verify/BarrierPlan.h"
 
 #include <algorithm>
 #include <atomic>
@@ -292,20 +293,11 @@ void judgeResources(Evidence& ev, const EvidenceContext& ctx) {
   for (const BarrierGroup& b : md.barriers)
     if (b.named)
       expectedBarriers = std::max(expectedBarriers, b.hardwareId + 1);
-  if (ctx.model) {
-    std::int64_t roleSyncs = 0;
-    std::vector<std::string> seen;
-    for (const sema::OpInfo& op : ctx.model->ops)
-      for (const reg::EffectDef& e : op.primitive->effects)
-        if (e.kind == reg::EffectKind::Sync && !e.operandIndex && e.syncScope == "role")
-          for (const std::string& r : op.roles)
-            if (ctx.model->roles.size() > 1 &&
-                std::find(seen.begin(), seen.end(), r) == seen.end()) {
-              seen.push_back(r);
-              ++roleSyncs;
-            }
-    expectedBarriers += roleSyncs;
-  }
+  // The same plan lowering allocated ids from: role barriers and the per-warpgroup barriers
+  // of releases after generic accesses.
+  if (ctx.model && ctx.module)
+    expectedBarriers =
+        std::max(expectedBarriers, verify::planBarriers(*ctx.module, *ctx.model).count);
   std::int64_t limit =
       ctx.model && ctx.model->target ? ctx.model->target->limit("smem_per_cta_bytes") : 0;
   for (const PtxasEntry& e : ev.report.entries) {
@@ -354,7 +346,8 @@ void judgeResources(Evidence& ev, const EvidenceContext& ctx) {
           LowerId::PtxasBarriers, at,
           "the compiled kernel uses " + std::to_string(e.barriers) +
               " hardware barriers, but the IR accounts for " + std::to_string(expectedBarriers) +
-              " (the CTA barrier, declared nbarriers and role-wide reductions)"));
+              " (the CTA barrier, declared nbarriers, role-wide reductions and the syncs before "
+              "releases after generic accesses)"));
   }
   for (const std::string& w : ev.report.warnings)
     if (w.find("setmaxnreg") != std::string::npos || w.find("Setmaxnreg") != std::string::npos) {

@@ -2,6 +2,9 @@
 // translation unit of the project that includes LLVM headers.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/LowerLLVM/LlvmBackend.h"
+#include "cake/Registry/InlinePtx.h"
+
+#include "cake/Lower/Naming.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Config/llvm-config.h>
@@ -267,19 +270,14 @@ private:
     m_resident = ptxResidentArrays(m_p);
     m_regPrefix.assign(m_p.vars.size(), {});
     std::string decl;
-    std::map<std::string, int> taken;
+    // PTX registers live at function scope: one namer scope for all of them. Element numbers
+    // follow the last '_', so distinct bases never spell the same register.
+    ScopedNamer namer(nullptr);
     for (std::size_t v = 0; v < m_p.vars.size(); ++v) {
       if (!m_resident[v])
         continue;
       const Var& var = m_p.vars[v];
-      std::string base = "cake_";
-      for (char c : var.name)
-        base += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-      // Digits follow the last '_', so distinct bases never spell the same register; equal
-      // names (arrays of different scopes) get the variable index.
-      if (taken[base]++)
-        base += "_v" + std::to_string(v);
-      m_regPrefix[v] = "%" + base + "_";
+      m_regPrefix[v] = "%" + namer.bind(static_cast<int>(v), "cake_" + var.name) + "_";
       decl += std::string(decl.empty() ? "" : "\n") + ".reg ." +
               (var.ty == Ty::F32 ? "f32" : "b32") + " " + m_regPrefix[v] + "<" +
               std::to_string(var.count) + ">;";
@@ -1467,6 +1465,14 @@ LlvmResult emitLlvm(const Program& program, const LlvmOptions& options) {
       pm.run(mod);
     }
     res.ptx.assign(buffer.begin(), buffer.end());
+    // The program is one kernel: a second entry could only come from inline PTX that escaped
+    // its statement, which lowering refuses; never hand such a module on.
+    if (std::size_t entries = reg::countPtxEntries(res.ptx); entries != 1) {
+      res.error = "the emitted PTX has " + std::to_string(entries) +
+                  " kernel entries instead of one (inline PTX left its statement)";
+      res.ptx.clear();
+      return res;
+    }
   }
   res.codegenSeconds = since(t2);
   res.ok = true;

@@ -705,6 +705,30 @@ private:
     return parseRange(depth);
   }
 
+  /// Records the height of a freshly built inner node (leaves are 1) and refuses a tree higher
+  /// than maxExprHeight. Depth counting alone misses left-associative chains, which the loop in
+  /// parseBinary (and the member loop in parsePostfix) build without recursing; the height
+  /// bounds the recursion of every later tree walker instead. `at` locates the finding.
+  ExprPtr sealed(ExprPtr e, SourceRange at) {
+    unsigned h = 1;
+    for (const ExprPtr& c : e->children)
+      h = std::max(h, heightOf(*c) + 1);
+    if (m_height.size() <= e->id)
+      m_height.resize(std::size_t(e->id) + 1, 1);
+    unsigned limit = std::min(m_options.maxExprHeight, 65535u);
+    m_height[e->id] = static_cast<std::uint16_t>(std::min(h, 65535u));
+    if (h <= limit)
+      return e;
+    if (!m_reportedExprDepth) {
+      m_diags.report(DiagId::SynNestingTooDeep, at,
+                     "expression nested deeper than " + std::to_string(limit) +
+                         " levels of operators; split a long chain into named constants");
+      m_reportedExprDepth = true;
+    }
+    return nullptr;
+  }
+  unsigned heightOf(const Expr& e) const { return e.id < m_height.size() ? m_height[e.id] : 1; }
+
   ExprPtr parseRange(unsigned depth) {
     std::uint32_t begin = peek().begin;
     ExprPtr lo = parseBinary(depth, 1);
@@ -721,7 +745,7 @@ private:
     e->children.push_back(std::move(lo));
     e->children.push_back(std::move(hi));
     e->id = node(span(begin));
-    return e;
+    return sealed(std::move(e), span(begin));
   }
 
   static std::optional<BinaryOp> binaryOp(Tok kind) {
@@ -763,7 +787,7 @@ private:
       auto op = binaryOp(peek().kind);
       if (!op || precedence(*op) < minPrec)
         return lhs;
-      take();
+      SourceRange opRange = rangeOf(take());
       ExprPtr rhs = parseBinary(depth, precedence(*op) + 1);
       if (!rhs)
         return nullptr;
@@ -773,7 +797,9 @@ private:
       e->children.push_back(std::move(lhs));
       e->children.push_back(std::move(rhs));
       e->id = node(span(begin));
-      lhs = std::move(e);
+      lhs = sealed(std::move(e), opRange);
+      if (!lhs)
+        return nullptr;
     }
   }
 
@@ -805,7 +831,7 @@ private:
       e->unaryOp = op.kind == Tok::Minus ? UnaryOp::Neg : UnaryOp::BitNot;
       e->children.push_back(std::move(operand));
       e->id = node(span(op.begin));
-      return e;
+      return sealed(std::move(e), rangeOf(op));
     }
     return parsePostfix(depth);
   }
@@ -827,7 +853,9 @@ private:
       e->text = member.text;
       e->children.push_back(std::move(base));
       e->id = node(span(begin));
-      base = std::move(e);
+      base = sealed(std::move(e), rangeOf(member));
+      if (!base)
+        return nullptr;
     }
     return base;
   }
@@ -896,7 +924,7 @@ private:
       if (!expect(Tok::RBracket, "',' or ']' in the list"))
         return nullptr;
       list->id = node(span(begin));
-      return list;
+      return sealed(std::move(list), span(begin));
     }
     default:
       errorHere("a value");
@@ -912,6 +940,7 @@ private:
   std::uint32_t m_lastEnd = 0;
   std::uint32_t m_prevLine = 0;
   bool m_reportedExprDepth = false;
+  std::vector<std::uint16_t> m_height; ///< per expression NodeId: height of its tree
 };
 
 } // namespace

@@ -80,6 +80,8 @@ bool isBuiltinSymbol(std::string_view word) {
 }
 
 class DefParser {
+  static constexpr unsigned kMaxDepth = 64;
+
 public:
   DefParser(std::string_view source, std::size_t offset, std::size_t length, FileId file,
             const DefScope& scope, DiagnosticEngine& diags, bool allowDynamic)
@@ -135,9 +137,13 @@ private:
     return e;
   }
 
+  /// Bounds the recursion of this parser and, because every operator of a chain counts as one
+  /// level too (`1+1+…+1` is built by a loop, not by recursion), the height of the tree that
+  /// evaluation and destruction later recurse over.
   bool deep(unsigned depth) {
-    if (depth > 32) {
-      fail(m_lex.peek(), "expression nested too deeply");
+    if (depth > kMaxDepth) {
+      fail(m_lex.peek(), "expression nested too deeply (more than " + std::to_string(kMaxDepth) +
+                             " levels of brackets, calls or chained operators)");
       return true;
     }
     return false;
@@ -149,6 +155,8 @@ private:
     std::uint32_t begin = m_lex.peek().begin;
     auto lhs = parseAnd(depth);
     while (lhs && at(Tok::OrOr)) {
+      if (deep(++depth))
+        return std::nullopt;
       take();
       auto rhs = parseAnd(depth);
       if (!rhs)
@@ -162,6 +170,8 @@ private:
     std::uint32_t begin = m_lex.peek().begin;
     auto lhs = parseCmp(depth);
     while (lhs && at(Tok::AndAnd)) {
+      if (deep(++depth))
+        return std::nullopt;
       take();
       auto rhs = parseCmp(depth);
       if (!rhs)
@@ -220,6 +230,8 @@ private:
     std::uint32_t begin = m_lex.peek().begin;
     auto lhs = parseMul(depth);
     while (lhs && (at(Tok::Plus) || at(Tok::Minus))) {
+      if (deep(++depth))
+        return std::nullopt;
       DefOp op = take().kind == Tok::Plus ? DefOp::Add : DefOp::Sub;
       auto rhs = parseMul(depth);
       if (!rhs)
@@ -233,6 +245,8 @@ private:
     std::uint32_t begin = m_lex.peek().begin;
     auto lhs = parseUnary(depth);
     while (lhs && (at(Tok::Star) || at(Tok::Slash) || at(Tok::Percent))) {
+      if (deep(++depth))
+        return std::nullopt;
       Tok k = take().kind;
       DefOp op = k == Tok::Star ? DefOp::Mul : k == Tok::Slash ? DefOp::Div : DefOp::Mod;
       auto rhs = parseUnary(depth);
@@ -262,6 +276,8 @@ private:
   }
 
   std::optional<DefExpr> parsePrimary(unsigned depth) {
+    if (deep(depth)) // lists `[[[…` recurse through here without passing parseOr
+      return std::nullopt;
     Token t = m_lex.peek();
     DefExpr e;
     switch (t.kind) {

@@ -1,6 +1,7 @@
 // Loading and validation of primitive definition files.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Registry/Registry.h"
+#include "cake/Registry/InlinePtx.h"
 #include "cake/Support/DataFiles.h"
 
 #include "cake/Support/JsonSchema.h"
@@ -138,6 +139,27 @@ bool validPrimitiveName(std::string_view n) {
     prevDot = c == '.';
   }
   return !prevDot;
+}
+
+/// `s` for a message: control and non-ASCII bytes as \xNN, at most 60 characters.
+std::string printable(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() >= 60) {
+      out += "...";
+      break;
+    }
+    auto u = static_cast<unsigned char>(s[i]);
+    if (u < 0x20 || u >= 0x7f) {
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 bool validIdentifier(std::string_view n) {
@@ -374,6 +396,16 @@ private:
       }
       def.required = a.boolean("required", false).value_or(false);
       def.values = a.stringList("values", false);
+      if (const json::Value* vals = v.get("values"); vals && vals->isArray())
+        for (const json::Value& e : vals->elements)
+          if (e.isString() && !isPtxTokenWord(e.string)) {
+            // Enum values are substituted into PTX as they are: a value must be one token.
+            m_diags.report(DiagId::DefEnumToken, e.range,
+                           "enum value \"" + printable(e.string) +
+                               "\" is not a PTX token (words of letters, digits and '_' joined "
+                               "by '.' or '::', such as ca, 32x32b or kind::f16)");
+            a.fail();
+          }
       if (def.type == AttrType::Enum && def.values.empty())
         a.invalid(v, "enum attribute '" + def.name + "' needs a non-empty \"values\" list");
       if (def.type != AttrType::Enum && v.get("values"))
@@ -683,18 +715,8 @@ private:
     }
     if (lines && m_prim->lowering.derived)
       l.invalid(*lines, "a derived lowering has no template");
-    if (lines) {
-      for (const json::Value& line : lines->elements) {
-        if (!line.isString()) {
-          l.invalid(line, "template lines are strings");
-          continue;
-        }
-        if (validateTemplate(line))
-          m_prim->lowering.ptx.push_back(line.string);
-        else
-          l.fail();
-      }
-    }
+    if (lines && !readTemplate(*lines))
+      l.fail();
     l.finish();
     if (!l.ok())
       r.fail();
@@ -730,25 +752,80 @@ private:
     return true;
   }
 
-  /// Checks every `{slot}`: a known operand or a typed attribute, with a known facet.
-  bool validateTemplate(const json::Value& line) {
-    const std::string& s = line.string;
+  /// The source range of bytes [b, e) of a template line's string value (the whole string when
+  /// it contains escapes, whose offsets do not map 1:1).
+  SourceRange templateRange(const json::Value& line, std::size_t b, std::size_t e) const {
     std::string_view raw = m_sources.text(m_file).substr(line.range.begin + 1,
                                                          line.range.end - line.range.begin - 2);
-    bool exact = raw == s; // offsets map 1:1 only without escapes
-    auto at = [&](std::size_t b, std::size_t e) -> SourceRange {
-      if (!exact)
-        return line.range;
-      return {m_file, static_cast<std::uint32_t>(line.range.begin + 1 + b),
-              static_cast<std::uint32_t>(line.range.begin + 1 + e)};
+    if (raw != line.string)
+      return line.range;
+    e = std::min(std::max(e, b + 1), line.string.size());
+    b = std::min(b, e);
+    return {m_file, static_cast<std::uint32_t>(line.range.begin + 1 + b),
+            static_cast<std::uint32_t>(line.range.begin + 1 + e)};
+  }
+
+  /// Parses the template lines into LoweringDef::pieces and checks them: typed slots
+  /// (validateTemplate) and, for the whole template with its slots blanked out, the inline-PTX
+  /// rules (balanced braces, no directive, label, raw operand reference or escaping character),
+  /// so that no definition can put code outside its own instruction into the emitted kernel.
+  bool readTemplate(const json::Value& lines) {
+    bool ok = true;
+    std::string skeleton;
+    std::vector<std::pair<std::size_t, const json::Value*>> starts; // skeleton offset, line
+    std::vector<TemplatePiece>& pieces = m_prim->lowering.pieces;
+    for (const json::Value& line : lines.elements) {
+      if (!line.isString()) {
+        m_diags.report(DiagId::DefInvalidValue, line.range, "template lines are strings");
+        ok = false;
+        continue;
+      }
+      if (!starts.empty()) {
+        skeleton += '\n';
+        if (pieces.empty() || pieces.back().slot >= 0)
+          pieces.push_back({});
+        pieces.back().text += '\n';
+      }
+      starts.emplace_back(skeleton.size(), &line);
+      ok = validateTemplate(line, skeleton) && ok;
+      m_prim->lowering.ptx.push_back(line.string);
+    }
+    if (!ok)
+      return false;
+    SourceRange last;
+    for (const InlinePtxIssue& is : checkInlinePtx(skeleton, std::nullopt)) {
+      std::size_t k = starts.size();
+      while (k > 1 && starts[k - 1].first > is.begin)
+        --k;
+      const auto& [start, line] = starts[k - 1];
+      SourceRange at = templateRange(*line, is.begin - start, is.end - start);
+      ok = false;
+      if (at == last) // a line with escapes is located as a whole: say so once
+        continue;
+      m_diags.report(DiagId::DefTemplateInjection, at, "lowering template: " + is.message);
+      last = at;
+    }
+    return ok;
+  }
+
+  /// Checks every `{slot}` of one line: a known operand or a typed attribute, with a known
+  /// facet. Appends the line's pieces to LoweringDef::pieces and its skeleton (literal text with
+  /// each doubled brace reduced and each slot replaced by '_', offsets kept) to `skeleton`.
+  bool validateTemplate(const json::Value& line, std::string& skeleton) {
+    const std::string& s = line.string;
+    auto at = [&](std::size_t b, std::size_t e) { return templateRange(line, b, e); };
+    std::vector<TemplatePiece>& pieces = m_prim->lowering.pieces;
+    auto literal = [&](char c) {
+      if (pieces.empty() || pieces.back().slot >= 0)
+        pieces.push_back({});
+      pieces.back().text += c;
     };
     bool ok = true;
     for (std::size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '{' && i + 1 < s.size() && s[i + 1] == '{') {
-        ++i;
-        continue;
-      }
-      if (s[i] == '}' && i + 1 < s.size() && s[i + 1] == '}') {
+      if ((s[i] == '{' || s[i] == '}') && i + 1 < s.size() && s[i + 1] == s[i]) {
+        literal(s[i]);
+        skeleton += s[i];
+        skeleton += ' ';
         ++i;
         continue;
       }
@@ -756,10 +833,14 @@ private:
         m_diags.report(DiagId::DefInvalidTemplate, at(i, i + 1),
                        "unmatched '}' in template (write '}}' for a literal brace)");
         ok = false;
+        skeleton += ' ';
         continue;
       }
-      if (s[i] != '{')
+      if (s[i] != '{') {
+        literal(s[i]);
+        skeleton += s[i];
         continue;
+      }
       std::size_t close = s.find('}', i);
       if (close == std::string::npos) {
         m_diags.report(DiagId::DefInvalidTemplate, at(i, s.size()),
@@ -817,6 +898,8 @@ private:
                                          : "a non-enum attribute (only {enum.id} is allowed)"));
         ok = false;
       }
+      pieces.push_back({{}, static_cast<int>(m_prim->lowering.templateSlots.size())});
+      skeleton.append(close + 1 - i, '_');
       m_prim->lowering.templateSlots.push_back(std::move(ts));
       i = close;
     }

@@ -121,7 +121,11 @@ bool isReservedName(std::string_view name) {
 
 KernelModel check(const Module& module, const reg::Registry& registry,
                   const target::TargetSet& targets, DiagnosticEngine& diags) {
-  return detail::Checker(module, registry, targets, diags).run();
+  KernelModel model = detail::Checker(module, registry, targets, diags).run();
+  // The op table grew by doubling; the verifier, cost model and lowering keep it for the whole
+  // run, so drop the slack (up to half of it) before they allocate their own tables.
+  model.ops.shrink_to_fit();
+  return model;
 }
 
 } // namespace cake::sema

@@ -205,6 +205,7 @@ void Checker::checkOp(const Stmt& s, const StmtCtx& ctx) {
     addNote(d, prim->nameRange, "primitive defined here");
     ok = false;
   }
+  op.operands.reserve(prim->operands.size()); // exact: no growth slack per op
   for (std::size_t i = 0; i < prim->operands.size(); ++i) {
     OperandInfo info;
     if (i < s.operands.size() && i < maxCount)

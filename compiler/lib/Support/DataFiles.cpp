@@ -16,12 +16,22 @@ std::optional<std::vector<DataFile>> loadDataFiles(const std::string& dir, std::
   if (!fs::is_directory(dir, ec)) {
     FileId f = sources.addBuffer(dir, "");
     diags.report(DiagId::DefIo, {f, 0, 0},
-                 "cannot read " + std::string(what) + " directory '" + dir + "'");
+                 "cannot read " + std::string(what) + " directory '" + dir + "'" +
+                     (ec ? ": " + ec.message() : std::string()));
     return std::nullopt;
   }
-  std::vector<fs::path> paths;
+  std::vector<fs::path> paths, unreadable;
+  // Only the non-throwing filesystem overloads: a symlink loop (ELOOP), a dangling link or an
+  // unreadable entry is a located finding naming the path, never an exception that ends the
+  // CLI with "internal error" or aborts the workbench's loader thread.
   auto take = [&](const fs::directory_entry& e) {
-    if (e.is_regular_file() && e.path().extension() == ".json")
+    if (e.path().extension() != ".json")
+      return;
+    std::error_code sec;
+    bool regular = e.is_regular_file(sec);
+    if (sec)
+      unreadable.push_back(e.path()); // reported below, in path order like the files
+    else if (regular)
       paths.push_back(e.path());
   };
   if (recursive)
@@ -33,6 +43,15 @@ std::optional<std::vector<DataFile>> loadDataFiles(const std::string& dir, std::
   if (ec) {
     FileId f = sources.addBuffer(dir, "");
     diags.report(DiagId::DefIo, {f, 0, 0}, "cannot list '" + dir + "': " + ec.message());
+  }
+  std::sort(unreadable.begin(), unreadable.end());
+  for (const fs::path& p : unreadable) {
+    std::error_code sec;
+    (void)fs::status(p, sec); // the reason, again without throwing
+    FileId f = sources.addBuffer(p.string(), "");
+    diags.report(DiagId::DefIo, {f, 0, 0},
+                 "cannot read '" + p.string() + "': " +
+                     (sec ? sec.message() : std::string("not a readable file")));
   }
   std::sort(paths.begin(), paths.end());
   std::vector<DataFile> files;

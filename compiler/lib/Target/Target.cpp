@@ -293,8 +293,9 @@ bool TargetSet::checkCalibration(const json::Value& doc, DiagnosticEngine& diags
   }
   if (const json::Value* fit = r.field("fit", json::Kind::Object, false)) {
     // Free-form provenance of the fit; the cost model reads only rms_log_error (bounds).
-    if (const json::Value* e = fit->get("rms_log_error"); e && (!e->isNumber() || e->number < 0))
-      r.invalid(*e, "\"rms_log_error\" must be a non-negative number");
+    if (const json::Value* e = fit->get("rms_log_error");
+        e && (!e->isNumber() || !(e->number >= 0 && e->number <= kMaxRmsLogError)))
+      r.invalid(*e, "\"rms_log_error\" must be a number in [0, 5] (a worse fit is no calibration)");
   }
   r.finish();
   return r.ok();

@@ -50,6 +50,8 @@ void simulate(Context& ctx);
 /// Per-role program-order checks: async results used before their wait, wgmma.fence, async
 /// work pending at exit, intra-role races between warps of one role.
 void checkAsync(Context& ctx);
+/// Lanes of every warp-issued tensor-memory access against the issuing warp's lane quarter.
+void checkTmemLanes(Context& ctx);
 void checkResources(Context& ctx);
 void checkPatterns(Context& ctx);
 void checkCoverage(Context& ctx);

@@ -81,6 +81,10 @@ public:
   void run() {
     for (const Step& s : m_stream.steps)
       step(s);
+    // A program cut by the analysis bound has no end: its last waits were never unrolled, so
+    // work in flight there says nothing (as for deadlocks, Simulation.cpp).
+    if (m_ctx.program.boundReached)
+      return;
     // Work still in flight at the end: writes may never land, reads (a TMA store's source)
     // may still be reading shared memory the CTA releases when it exits.
     for (bool writes : {true, false}) {

@@ -273,6 +273,37 @@ private:
     return f;
   }
 
+  /// The lane range (first tensor dimension) of `o` for each warp of the role, or nothing when
+  /// a warp's range is not statically known.
+  std::vector<Interval> warpLanes(const Operand& o, const sema::BufferInfo& b) {
+    std::vector<Interval> out;
+    if (!o.subscripted || o.indices.empty() || b.shape.empty())
+      return out;
+    const Index& idx = o.indices[b.stages > 1 ? 1 : 0];
+    if (b.stages > 1 && o.indices.size() < 2)
+      return out;
+    if (idx.kind == Index::Kind::Full) {
+      out.assign(std::size_t(m_role->warps()), Interval{0, b.shape[0] - 1});
+      return out;
+    }
+    auto saved = m_vars;
+    for (std::int64_t w = 0; w < m_role->warps(); ++w) {
+      m_vars["warp"] = w;
+      m_vars["wg"] = w / 4;
+      auto start = eval(*idx.start);
+      std::optional<Interval> size = Interval{1, 1};
+      if (idx.kind == Index::Kind::Slice)
+        size = eval(*idx.size);
+      if (!start || !start->exact() || !size || !size->exact()) {
+        out.clear();
+        break;
+      }
+      out.push_back({start->lo, start->lo + size->lo - 1});
+    }
+    m_vars = std::move(saved);
+    return out;
+  }
+
   void emit(const Stmt& s) {
     auto it = m_opIndex.find(&s);
     if (it == m_opIndex.end())
@@ -313,6 +344,9 @@ private:
         }
       } else if (info.entity == sema::EntityKind::Buffer) {
         so.footprint = footprint(o, m_model.buffers[info.entityIndex], info.entityIndex);
+        if (op.primitive->issue == reg::IssueScope::Warp && !op.primitive->issueAttribute &&
+            m_model.buffers[info.entityIndex].space == ir::Space::Tmem)
+          so.warpLanes = warpLanes(o, m_model.buffers[info.entityIndex]);
       }
       step.operands.push_back(std::move(so));
     }

@@ -30,6 +30,10 @@ struct StepOperand {
   /// mbarrier element; -1 for "the whole array" (unsubscripted), -2 when not computable.
   std::int64_t element = -1;
   std::optional<Footprint> footprint;
+  /// Tensor-memory lanes each warp of the role addresses (warp-issued tcgen05.ld/st: the
+  /// first dimension evaluated with `warp` bound to each warp of the role); empty when not
+  /// warp-issued or not statically known.
+  std::vector<sema::Interval> warpLanes;
 };
 
 /// One execution of one operation by one role.

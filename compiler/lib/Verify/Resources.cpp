@@ -4,6 +4,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Analyses.h"
 
+#include "cake/Verify/BarrierPlan.h"
+
 #include <algorithm>
 #include <set>
 
@@ -198,28 +200,22 @@ void checkResources(Context& ctx) {
   }
 
   // --- named barriers -----------------------------------------------------------------------
-  std::int64_t named = 1; // id 0 is the CTA barrier
+  // One plan with lowering: declared nbarriers, role barriers (reduce.cta, role-wide release
+  // syncs) and the per-warpgroup barriers of warpgroup-scope releases.
+  const BarrierPlan plan = planBarriers(ctx.module, m);
+  const std::int64_t named = plan.count; // id 0 is the CTA barrier
   const sema::BarrierInfo* lastNamed = nullptr;
   for (const sema::BarrierInfo& b : m.barriers)
-    if (b.named) {
-      ++named;
+    if (b.named)
       lastNamed = &b;
-    }
-  // Role-wide syncs (reduce.cta) of a role smaller than the CTA take a named barrier each.
-  std::set<std::string> roleSyncs;
-  for (const sema::OpInfo& op : m.ops)
-    for (const reg::EffectDef& e : op.primitive->effects)
-      if (e.kind == reg::EffectKind::Sync && !e.operandIndex && e.syncScope == "role")
-        for (const std::string& r : op.roles)
-          if (m.roles.size() > 1)
-            roleSyncs.insert(r);
-  named += std::int64_t(roleSyncs.size());
   if (t && named > t->limit("named_barriers"))
     rep.report(VerifyId::NamedBarrierLimit,
                lastNamed ? ctx.declRange(lastNamed->decl) : rep.range(ctx.module.kernel->name.id),
                "the kernel needs " + std::to_string(named) + " hardware barriers (CTA barrier + " +
-                   std::to_string(named - 1) + " named), but " + m.targetName + " has " +
-                   std::to_string(t->limit("named_barriers")));
+                   std::to_string(plan.declared) + " declared + " +
+                   std::to_string(named - 1 - plan.declared) +
+                   " for role-wide reductions and releases after generic accesses), but " +
+                   m.targetName + " has " + std::to_string(t->limit("named_barriers")));
 
   // --- residency ----------------------------------------------------------------------------
   if (t && threads > 0) {

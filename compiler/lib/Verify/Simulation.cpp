@@ -3,7 +3,12 @@
 // CTA and named barriers are rendezvous. Happens-before is tracked with vector clocks
 // (arrivals release, waits acquire, rendezvous join), so shared- and tensor-memory accesses of
 // different roles that no barrier orders are races. Asynchronous accesses take effect when
-// their group retires (wait_group, tcgen05.commit) or, for TMA, before their complete_tx.
+// their group retires (wait_group, by the issuing thread) or through their own completion
+// mechanism: a TMA write, and the tcgen05 operations a tcgen05.commit tracks, belong to an
+// asynchronous agent with its own clock component (one per mbarrier element for TMA, one per
+// role for tcgen05), which only the arrival of that completion carries. A thread sees such a
+// write only after observing a phase that covers it, never through a later plain signal of the
+// issuing thread.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Analyses.h"
 
@@ -31,7 +36,10 @@ struct Access {
   std::size_t role = 0;
   bool write = false;
   Footprint footprint;
-  std::uint64_t stamp = 0; ///< the role's clock component when the access took effect
+  std::uint64_t stamp = 0; ///< value of clock component `component` when it took effect
+  /// Clock component that orders it: the issuing role, or the asynchronous agent (TMA per
+  /// barrier element, tcgen05 per role) whose completion publishes it.
+  std::size_t component = 0;
   const Step* step = nullptr;
   bool asyncProxy = false;
   std::uint64_t issued = 0; ///< simulation time the access was issued
@@ -87,6 +95,22 @@ struct RoleState {
   // Async groups of this role: open (not yet committed) and committed, oldest first.
   std::map<std::string, std::vector<PendingAccess>> open;
   std::map<std::string, std::deque<std::vector<PendingAccess>>> committed;
+  /// The role's clock at its last tcgen05.fence_after: TMEM accesses of other roles it had
+  /// observed by then are ordered before its later tcgen05 operations.
+  Clock fenceAfter;
+  /// Own clock values of its tcgen05.fence_before (and tcgen05.commit) executions, ascending.
+  std::vector<std::uint64_t> fenceBefore;
+  /// Its last thread synchronisation (mbarrier wait, CTA or named barrier), for notes.
+  const Step* lastSync = nullptr;
+};
+
+/// An asynchronous write completed by an mbarrier (TMA) or a tcgen05.commit, checked at the
+/// end: a write no role ever observed may still be in flight when the CTA exits.
+struct AgentWrite {
+  Access access;
+  std::size_t barrier = SIZE_MAX; ///< the mbarrier it completes on (TMA), else SIZE_MAX
+  std::int64_t element = 0;
+  std::int64_t phase = 0;
 };
 
 struct Rendezvous {
@@ -100,16 +124,27 @@ class Simulator {
 public:
   explicit Simulator(Context& ctx) : m_ctx(ctx), m_model(ctx.model) {
     std::size_t roles = m_model.roles.size();
-    m_roles.resize(roles);
-    for (RoleState& r : m_roles)
-      r.clock.assign(roles, 0);
+    // Clock components: one per role, one per role's tcgen05 agent, one per mbarrier element
+    // (the TMA writes completing on it).
+    m_width = 2 * roles;
     m_barriers.resize(m_model.barriers.size());
+    m_barrierBase.resize(m_model.barriers.size());
     for (std::size_t b = 0; b < m_model.barriers.size(); ++b) {
       m_barriers[b].resize(std::size_t(std::max<std::int64_t>(1, m_model.barriers[b].size)));
+      m_barrierBase[b] = m_width;
+      m_width += m_barriers[b].size();
+    }
+    m_agentCount.assign(m_width, 0);
+    m_roles.resize(roles);
+    for (RoleState& r : m_roles) {
+      r.clock.assign(m_width, 0);
+      r.fenceAfter.assign(m_width, 0);
+    }
+    for (std::size_t b = 0; b < m_model.barriers.size(); ++b) {
       for (ElementState& e : m_barriers[b]) {
         e.remaining = m_model.barriers[b].count;
-        e.release.assign(roles, 0);
-        e.completed.assign(roles, 0);
+        e.release.assign(m_width, 0);
+        e.completed.assign(m_width, 0);
       }
     }
     // Which barriers are ever initialised (anywhere in any role's program).
@@ -238,7 +273,7 @@ private:
         Rendezvous& rv = m_rendezvous[key];
         if (std::find(rv.arrived.begin(), rv.arrived.end(), r) == rv.arrived.end()) {
           if (rv.arrived.empty()) {
-            rv.joined.assign(m_model.roles.size(), 0);
+            rv.joined.assign(m_width, 0);
             rv.firstArrival = m_time;
           }
           rv.arrived.push_back(r);
@@ -265,6 +300,8 @@ private:
         if (!es)
           break;
         join(rs.clock, es->completed);
+        rs.lastSync = &s;
+        m_lastWait[{so->entityIndex, so->element}] = {&s, es->phase - 1};
         TraceEvent& ev = record(TraceEvent::Kind::Wait, r, s, m_model.barriers[so->entityIndex].name,
                                 so->element, es->phase - 1, quantity(e.parity, sctx, -1), 0);
         ev.start = rs.blocked ? rs.blockedSince : m_time;
@@ -279,6 +316,7 @@ private:
         if (it == m_rendezvous.end())
           break;
         join(rs.clock, it->second.joined);
+        rs.lastSync = &s;
         TraceEvent& ev = record(TraceEvent::Kind::Sync, r, s,
                                 key.first == SIZE_MAX ? "cta" : m_model.barriers[key.first].name,
                                 -1, -1, -1, 0);
@@ -305,13 +343,22 @@ private:
       case reg::EffectKind::Commit:
       case reg::EffectKind::ExpectTx:
       case reg::EffectKind::CompleteTx: {
-        if (e.kind == reg::EffectKind::Commit)
-          retireGroup(r, e.group, 0, /*includeOpen=*/true);
+        if (e.kind == reg::EffectKind::Commit) {
+          // tcgen05.commit implies tcgen05.fence::before_thread_sync and tracks every prior
+          // tcgen05 operation of the issuing thread: they complete on its agent's clock.
+          retireGroup(r, e.group, 0, /*includeOpen=*/true, commitAgent(r));
+          rs.fenceBefore.push_back(rs.clock[r]);
+        }
         if (!so || so->element < 0)
           break;
         ElementState* es = element(*so, so->element);
         if (!es)
           break;
+        // Only the arrival of the completion mechanism publishes the asynchronous writes.
+        if (e.kind == reg::EffectKind::Commit)
+          publishAgent(*es, commitAgent(r));
+        else if (e.kind == reg::EffectKind::CompleteTx)
+          publishAgent(*es, m_barrierBase[so->entityIndex] + std::size_t(so->element));
         checkInit(r, s, *so, op, e);
         if (e.kind == reg::EffectKind::CompleteTx || e.kind == reg::EffectKind::Commit)
           checkInitFence(r, s, *so, op, *es);
@@ -343,7 +390,7 @@ private:
           (void)done;
           es->completeEvent = std::int64_t(m_ctx.result.trace.size()) - 1;
           es->completed = es->release;
-          es->release.assign(m_model.roles.size(), 0);
+          es->release.assign(m_width, 0);
           es->remaining += m_model.barriers[so->entityIndex].count;
           ++es->phase;
         }
@@ -354,6 +401,10 @@ private:
         dataEffect(r, s, op, e, so);
         break;
       case reg::EffectKind::Fence:
+        if (e.proxy == "tcgen05_after")
+          rs.fenceAfter = rs.clock;
+        else if (e.proxy == "tcgen05_before")
+          rs.fenceBefore.push_back(rs.clock[r]);
         if (e.proxy == "async")
           for (GenericWrite& w : m_generic)
             if (w.role == r)
@@ -395,6 +446,7 @@ private:
           a.step = &s;
           a.issued = m_time;
           a.stamp = rs.clock[r];
+          a.component = r;
           perform(a, false);
           auto& t = m_tmemAlloc[so->footprint->buffer];
           t.live = false;
@@ -510,32 +562,130 @@ private:
     a.step = &s;
     a.asyncProxy = e.proxy == "async";
     a.issued = m_time;
-    if (b.space == ir::Space::Tmem)
+    a.component = r;
+    if (b.space == ir::Space::Tmem) {
       checkTmem(r, s, op, b);
+      checkTcgenFences(r, a);
+    }
     if (e.completion.rfind("group:", 0) == 0) {
       rs.open[e.completion.substr(6)].push_back({a, a.asyncProxy && !a.write});
       return;
+    }
+    if (e.completion.rfind("barrier:", 0) == 0) {
+      // Lands when the mbarrier phase it completes on is observed (TMA complete_tx).
+      std::string name = e.completion.substr(8);
+      const auto& defs = op.primitive->operands;
+      for (std::size_t i = 0; i < defs.size() && i < s.operands.size(); ++i) {
+        const StepOperand& bo = s.operands[i];
+        if (defs[i].name != name || !element(bo, bo.element))
+          continue;
+        a.component = m_barrierBase[bo.entityIndex] + std::size_t(bo.element);
+        a.stamp = ++m_agentCount[a.component];
+        if (a.write)
+          m_agentWrites.push_back(
+              {a, bo.entityIndex, bo.element, m_barriers[bo.entityIndex][std::size_t(bo.element)].phase});
+        perform(a, a.asyncProxy && !a.write);
+        return;
+      }
     }
     a.stamp = rs.clock[r];
     perform(a, a.asyncProxy && !a.write);
   }
 
-  void retireGroup(std::size_t r, const std::string& group, std::int64_t keep, bool includeOpen) {
+  static constexpr std::size_t kIssuer = SIZE_MAX;
+
+  /// Retires a group's accesses: on the issuing role's clock (a wait by the issuer), or, for a
+  /// tcgen05.commit, on the role's tcgen05 agent, which only the commit's arrival publishes.
+  void retireGroup(std::size_t r, const std::string& group, std::int64_t keep, bool includeOpen,
+                   std::size_t agent = kIssuer) {
     RoleState& rs = m_roles[r];
+    auto retire = [&](PendingAccess& p) {
+      if (agent == kIssuer) {
+        p.access.stamp = rs.clock[r];
+      } else {
+        p.access.component = agent;
+        p.access.stamp = ++m_agentCount[agent];
+        if (p.access.write)
+          m_agentWrites.push_back({p.access, SIZE_MAX, 0, 0});
+      }
+      perform(p.access, p.proxyRead);
+    };
     auto& committed = rs.committed[group];
     while (std::int64_t(committed.size()) > keep) {
-      for (PendingAccess& p : committed.front()) {
-        p.access.stamp = rs.clock[r];
-        perform(p.access, p.proxyRead);
-      }
+      for (PendingAccess& p : committed.front())
+        retire(p);
       committed.pop_front();
     }
     if (includeOpen) {
-      for (PendingAccess& p : rs.open[group]) {
-        p.access.stamp = rs.clock[r];
-        perform(p.access, p.proxyRead);
-      }
+      for (PendingAccess& p : rs.open[group])
+        retire(p);
       rs.open[group].clear();
+    }
+  }
+
+  std::size_t commitAgent(std::size_t role) const { return m_model.roles.size() + role; }
+
+  /// The completion's arrival carries every asynchronous write its agent has finished so far.
+  void publishAgent(ElementState& es, std::size_t agent) {
+    es.release[agent] = std::max(es.release[agent], m_agentCount[agent]);
+  }
+
+  /// tcgen05 ordering around thread synchronisation, for a TMEM access `a` of role `r` at its
+  /// issue: another role's TMEM access that a synchronisation orders before it must be
+  /// followed by tcgen05.fence_before in that role (before its release) and preceded by
+  /// tcgen05.fence_after in this one (after its acquire). Unordered pairs are races, reported
+  /// by perform().
+  void checkTcgenFences(std::size_t r, const Access& a) {
+    const RoleState& rs = m_roles[r];
+    auto it = m_history.find(a.footprint.buffer);
+    if (it == m_history.end())
+      return;
+    const sema::OpInfo& mine = m_ctx.op(*a.step);
+    for (const Access& x : it->second) {
+      if (x.role == r || (!x.write && !a.write) || !x.footprint.overlaps(a.footprint) ||
+          rs.clock[x.component] < x.stamp)
+        continue;
+      const sema::OpInfo& other = m_ctx.op(*x.step);
+      std::string otherRole = m_model.roles[x.role].name;
+      std::string myRole = m_model.roles[r].name;
+      if (rs.fenceAfter[x.component] < x.stamp) {
+        Diagnostic* d = m_ctx.reporter.report(
+            VerifyId::TcgenFenceAfter, m_ctx.opRange(mine),
+            "'" + mine.primitive->name + "' " + (a.write ? "writes" : "reads") + " " +
+                a.footprint.describe(m_model) + " (" + m_ctx.context(*a.step) + ") after the " +
+                "thread synchronisation that orders it behind '" + other.primitive->name +
+                "' of '" + otherRole + "' (" + m_ctx.context(*x.step) + "), but '" + myRole +
+                "' executes no tcgen05.fence_after between that synchronisation and this "
+                "tcgen05 operation: the tensor-memory access may be reordered before it",
+            std::to_string(x.step->op));
+        addNote(d, m_ctx.opRange(other),
+                "the other role's tensor-memory " + std::string(x.write ? "write" : "read"));
+        if (rs.lastSync)
+          addNote(d, m_ctx.opRange(m_ctx.op(*rs.lastSync)),
+                  "the last synchronisation of '" + myRole + "' before it (" +
+                      m_ctx.context(*rs.lastSync) + ")");
+        setFix(d, "add 'tcgen05.fence_after' right after the wait or barrier, before '" +
+                      mine.primitive->name + "'");
+      }
+      // Work a tcgen05.commit tracks is fenced by the commit itself.
+      if (x.component != x.role)
+        continue;
+      const auto& fences = m_roles[x.role].fenceBefore;
+      auto f = std::lower_bound(fences.begin(), fences.end(), x.stamp);
+      if (f == fences.end() || *f > rs.clock[x.role]) {
+        Diagnostic* d = m_ctx.reporter.report(
+            VerifyId::TcgenFenceBefore, m_ctx.opRange(other),
+            "'" + otherRole + "' hands " + x.footprint.describe(m_model) + " to '" + myRole +
+                "' (whose '" + mine.primitive->name + "' " + (a.write ? "writes" : "reads") +
+                " it, " + m_ctx.context(*a.step) + ") through a thread synchronisation, but "
+                "executes no tcgen05.fence_before between its '" + other.primitive->name + "' (" +
+                m_ctx.context(*x.step) + ") and that synchronisation: the tensor-memory access "
+                "may still be pending when the other role proceeds",
+            std::to_string(x.step->op));
+        addNote(d, m_ctx.opRange(mine), "'" + myRole + "' accesses the tensor memory here");
+        setFix(d, "add 'tcgen05.fence_before' after the last tensor-memory access, before the "
+                  "arrive or barrier that releases it");
+      }
     }
   }
 
@@ -620,7 +770,7 @@ private:
     for (const Access& x : history) {
       if (x.role == a.role || (!x.write && !a.write) || !x.footprint.overlaps(a.footprint))
         continue;
-      if (rs.clock[x.role] >= x.stamp)
+      if (rs.clock[x.component] >= x.stamp)
         continue; // ordered: x happens before a
       const sema::OpInfo& later = m_ctx.op(*a.step);
       const sema::OpInfo& earlier = m_ctx.op(*x.step);
@@ -697,7 +847,10 @@ private:
       const sema::BufferInfo& v = m_model.buffers[bi];
       std::sort(accesses.begin(), accesses.end(),
                 [](const ViewAccess& x, const ViewAccess& y) { return x.issued < y.issued; });
-      for (auto& [wi, others] : m_viewAccesses) {
+      for (auto& entry : m_viewAccesses) {
+        // Named, not a structured binding: clang 14 (the fuzz build) cannot capture bindings.
+        const auto wi = entry.first;
+        const std::vector<ViewAccess>& others = entry.second;
         const sema::BufferInfo& w = m_model.buffers[wi];
         if (wi == bi || w.pool != v.pool ||
             !(v.offset < w.offset + w.totalBytes() && w.offset < v.offset + v.totalBytes()))
@@ -742,8 +895,49 @@ private:
     }
   }
 
+  /// Asynchronous writes whose completion no role ever observed: the phase (or commit) that
+  /// covers them is never waited for, so they may still be in flight when the CTA exits.
+  void checkUnobservedWrites() {
+    if (m_ctx.program.boundReached)
+      return;
+    Clock seen(m_width, 0);
+    for (const RoleState& rs : m_roles)
+      join(seen, rs.clock);
+    for (const AgentWrite& w : m_agentWrites) {
+      const Access& a = w.access;
+      if (seen[a.component] >= a.stamp)
+        continue;
+      const sema::OpInfo& op = m_ctx.op(*a.step);
+      std::string through =
+          w.barrier == SIZE_MAX
+              ? "the tcgen05.commit that tracks it"
+              : "phase " + std::to_string(w.phase) + " of '" + m_ctx.element(w.barrier, w.element) + "'";
+      Diagnostic* d = m_ctx.reporter.report(
+          VerifyId::PhaseNeverWaited, m_ctx.opRange(op),
+          "the asynchronous write of '" + op.primitive->name + "' to " +
+              a.footprint.describe(m_model) + " (" + m_ctx.context(*a.step) +
+              ") completes through " + through +
+              ", but no role ever waits for it: the data is never consumed and may still be "
+              "landing when the CTA exits (do the producer's and the consumers' loops run the "
+              "same number of iterations?)");
+      if (w.barrier != SIZE_MAX) {
+        auto last = m_lastWait.find({w.barrier, w.element});
+        if (last != m_lastWait.end())
+          addNote(d, m_ctx.opRange(m_ctx.op(*last->second.first)),
+                  "the last wait on '" + m_ctx.element(w.barrier, w.element) + "' observes phase " +
+                      std::to_string(last->second.second) + " (" +
+                      m_ctx.context(*last->second.first) + ")");
+        addNote(d, m_ctx.declRange(m_model.barriers[w.barrier].decl), "barrier declared here");
+      }
+      setFix(d, "wait for every phase the producer completes: give the consuming loop the "
+                "producer's trip count, or stop issuing the copy");
+      return;
+    }
+  }
+
   void finish() {
     checkViewLiveness();
+    checkUnobservedWrites();
     for (std::size_t i = 0; i < m_tmemAlloc.size(); ++i) {
       const TmemState& t = m_tmemAlloc[i];
       if (t.live && t.step) {
@@ -919,6 +1113,11 @@ private:
   std::map<std::size_t, std::vector<Access>> m_history;
   std::vector<GenericWrite> m_generic;
   std::vector<TmemState> m_tmemAlloc;
+  std::size_t m_width = 0;                  ///< clock components
+  std::vector<std::size_t> m_barrierBase;   ///< first clock component of each mbarrier
+  std::vector<std::uint64_t> m_agentCount;  ///< stamps handed out per agent component
+  std::vector<AgentWrite> m_agentWrites;
+  std::map<std::pair<std::size_t, std::int64_t>, std::pair<const Step*, std::int64_t>> m_lastWait;
   std::unordered_map<std::uint64_t, std::string> m_contexts;
   std::map<std::size_t, std::vector<ViewAccess>> m_viewAccesses;
   std::uint64_t m_time = 0;

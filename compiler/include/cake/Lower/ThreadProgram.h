@@ -1,7 +1,7 @@
 // The thread-level device program that lowering produces from a checked kernel: typed scalar
 // variables and register arrays, structured control flow, scalar arithmetic and inline PTX.
 // Both back ends consume it: the CUDA C++ emitter prints it, the LLVM back end builds an NVPTX
-// module from it, so the two paths cannot disagree about what the kernel does.
+// module from it; tests/lower/backend_diff.py checks that the two agree (docs/lowering.md).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 

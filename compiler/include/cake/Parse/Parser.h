@@ -14,6 +14,11 @@ struct ParseOptions {
   unsigned maxBlockDepth = 24;
   /// Maximum nesting of expressions (parentheses, lists, operators).
   unsigned maxExprDepth = 48;
+  /// Maximum height of one expression tree, counted over operator chains too: `1+1+…+1` is
+  /// built iteratively but every later walker (folding, printing, type checking, cost,
+  /// lowering) recurses over the tree, so a 20,000-term chain would overflow their stacks.
+  /// At most 65,535.
+  unsigned maxExprHeight = 256;
 };
 
 /// Parses one buffer. Always returns a module; `module.kernel` is empty only when no kernel

@@ -87,6 +87,9 @@ public:
   /// `cake calibrate`) to their targets. A missing directory means "nothing calibrated";
   /// malformed files get located def-* findings and are not attached.
   void loadCalibrations(const std::string& dir, SourceManager& sources, DiagnosticEngine& diags);
+  /// The largest fit error a calibration may carry: predictions off by e^5 (about 150x) on
+  /// average explain nothing, and the cost bounds (spread exp(2 * error)) would overflow.
+  static constexpr double kMaxRmsLogError = 5.0;
   /// Validates one calibration object (a calibration file, or a target's inline "calibration").
   static bool checkCalibration(const json::Value& doc, DiagnosticEngine& diags,
                                std::string_view context);
