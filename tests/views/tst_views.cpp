@@ -186,10 +186,15 @@ private Q_SLOTS:
     QCOMPARE(sel.current().op, int(trace[std::size_t(wait)].op));
     QCOMPARE(sel.current().role, 1);
     QCOMPARE(sel.sourceOf(sel.current()).line, d.ops[sel.current().op].span.line);
-    // A finding on the kernel line has no op.
-    sel.selectFinding(0, views::SelectionOrigin::Findings);
-    QCOMPARE(sel.current().finding, 0);
-    QCOMPARE(sel.current().op, -1);
+    // A finding on the kernel line has no op (a static one-role kernel: its residency report;
+    // the persistent GEMM has no finding).
+    views::SelectionModel onKernel;
+    auto good = test::snapshotOf("k.cake", kGood);
+    QVERIFY(!good->result.diagnostics.empty());
+    onKernel.setSnapshot(good);
+    onKernel.selectFinding(0, views::SelectionOrigin::Findings);
+    QCOMPARE(onKernel.current().finding, 0);
+    QCOMPARE(onKernel.current().op, -1);
     // Blank line: nothing.
     sel.selectLine(2, views::SelectionOrigin::Editor);
     QVERIFY(sel.current().isEmpty());
