@@ -6,6 +6,7 @@
 #include "cake/Parse/Lexer.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace cake {
 
@@ -827,6 +828,18 @@ private:
       ExprPtr operand = parseUnary(depth);
       if (!operand)
         return nullptr;
+      // '-(6)' is the literal -6 too: the printer writes a negated non-negative literal as
+      // '-6', so any other tree for it would not survive a print/parse round trip.
+      if (op.kind == Tok::Minus &&
+          ((operand->kind == ExprKind::Int && operand->intValue >= 0) ||
+           (operand->kind == ExprKind::Float && !std::signbit(operand->floatValue)))) {
+        if (operand->kind == ExprKind::Int)
+          operand->intValue = -operand->intValue;
+        else
+          operand->floatValue = -operand->floatValue;
+        operand->id = node(span(op.begin));
+        return operand;
+      }
       auto e = std::make_unique<Expr>();
       e->kind = ExprKind::Unary;
       e->unaryOp = op.kind == Tok::Minus ? UnaryOp::Neg : UnaryOp::BitNot;
