@@ -3,7 +3,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "TestUtil.h"
 
+#include "cake/Sema/Interval.h"
+
 #include <QtTest>
+
+#include <limits>
 
 using namespace cake;
 
@@ -165,6 +169,84 @@ private Q_SLOTS:
     QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
   }
 
+  // Every subscript check meets its extent exactly: the last element is accepted, one past it
+  // (or one below zero) is refused, for barrier indices, stage indices and dimension slices.
+  void boundsAtTheEdge_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QStringList>("expected");
+    QTest::addColumn<QString>("message");
+    const QString dc = "dc-slice-out-of-bounds@19:";
+    QTest::newRow("barrier index size-1") << "mbarrier.try_wait full[3] parity=0" << QStringList{}
+                                          << QString();
+    QTest::newRow("barrier index size") << "mbarrier.try_wait full[4] parity=0"
+                                        << QStringList{dc + "32"} << "can be 4, outside 0..4";
+    QTest::newRow("barrier index -1") << "mbarrier.try_wait full[0 - 1] parity=0"
+                                      << QStringList{dc + "32"} << "can be -1, outside 0..4";
+    QTest::newRow("barrier range ends at size-1") << "mbarrier.try_wait full[k % 4] parity=0"
+                                                  << QStringList{} << QString();
+    QTest::newRow("barrier range reaches size") << "mbarrier.try_wait full[k % 5] parity=0"
+                                                << QStringList{dc + "32"} << "can be 4, outside";
+    QTest::newRow("stage index size-1") << "tma.load a_s[3], tA[0, 0], full[ring.slot]"
+                                        << QStringList{} << QString();
+    QTest::newRow("stage index size") << "tma.load a_s[4], tA[0, 0], full[ring.slot]"
+                                      << QStringList{dc + "22"}
+                                      << "stage index of 'a_s' can be 4, outside 0..4";
+    QTest::newRow("stage index -1") << "tma.load a_s[0 - 1], tA[0, 0], full[ring.slot]"
+                                    << QStringList{dc + "22"} << "can be -1, outside 0..4";
+    QTest::newRow("slice ends at extent") << "ew.fill x[12 +: 4] value=0.0" << QStringList{}
+                                          << QString();
+    QTest::newRow("slice one past extent") << "ew.fill x[13 +: 4] value=0.0"
+                                           << QStringList{dc + "19"}
+                                           << "can reach index 16, but its extent is 16";
+    QTest::newRow("slice starts at 0") << "ew.fill x[0 +: 16] value=0.0" << QStringList{}
+                                       << QString();
+    QTest::newRow("slice starts at -1") << "ew.fill x[0 - 1 +: 4] value=0.0"
+                                        << QStringList{dc + "19"} << "starts at -1";
+    QTest::newRow("slice range ends at extent") << "ew.fill x[k % 4 * 4 +: 4] value=0.0"
+                                                << QStringList{} << QString();
+    QTest::newRow("slice range past extent") << "ew.fill x[k % 4 * 4 + 1 +: 4] value=0.0"
+                                             << QStringList{dc + "19"} << "can reach index 16";
+  }
+  void boundsAtTheEdge() {
+    QFETCH(QString, op);
+    QFETCH(QStringList, expected);
+    QFETCH(QString, message);
+    QString m;
+    QStringList got = check(instantiate({}, {}, op), &m);
+    QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
+    QVERIFY2(m.contains(message), qPrintable(m));
+  }
+
+  // The shared helper itself, including a start whose last element would overflow 64 bits.
+  void checkInBoundsHelper_data() {
+    QTest::addColumn<qint64>("lo");
+    QTest::addColumn<qint64>("hi");
+    QTest::addColumn<qint64>("count");
+    QTest::addColumn<qint64>("extent");
+    QTest::addColumn<int>("verdict"); // 0 in bounds, 1 below, 2 past the end
+    QTest::addColumn<qint64>("index");
+    const qint64 max = std::numeric_limits<qint64>::max();
+    QTest::newRow("point at extent-1") << 0ll << 3ll << 1ll << 4ll << 0 << 0ll;
+    QTest::newRow("point at extent") << 0ll << 4ll << 1ll << 4ll << 2 << 4ll;
+    QTest::newRow("point below") << -1ll << 2ll << 1ll << 4ll << 1 << -1ll;
+    QTest::newRow("slice ends at extent") << 0ll << 12ll << 4ll << 16ll << 0 << 0ll;
+    QTest::newRow("slice one past") << 0ll << 13ll << 4ll << 16ll << 2 << 16ll;
+    QTest::newRow("whole extent") << 0ll << 0ll << 16ll << 16ll << 0 << 0ll;
+    QTest::newRow("no wrap near int64 max") << 0ll << max << 4ll << 16ll << 2 << max;
+  }
+  void checkInBoundsHelper() {
+    QFETCH(qint64, lo);
+    QFETCH(qint64, hi);
+    QFETCH(qint64, count);
+    QFETCH(qint64, extent);
+    QFETCH(int, verdict);
+    QFETCH(qint64, index);
+    auto out = sema::checkInBounds(sema::Interval{lo, hi}, count, extent);
+    QCOMPARE(int(!out ? 0 : out->below ? 1 : 2), verdict);
+    if (out)
+      QCOMPARE(qint64(out->index), index);
+  }
+
   void pipelineIndexOutsideLoop() {
     QCOMPARE(check(instantiate({}, "mbarrier.try_wait full[ring.slot] parity=0", {})),
              QStringList{"sem-pipeline-index-outside-loop@17:30"});
@@ -266,6 +348,45 @@ private Q_SLOTS:
     QString m;
     QStringList got = check(text.toStdString(), &m);
     QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
+  }
+
+  // Where an operand starts inside its buffer's row (reg::OperandFacts::rowOffset), the fact
+  // that lets an MMA descriptor advance inside a swizzle atom: exact when constant, the common
+  // step when it varies, 1 when unknown. a_s rows are 64 bf16 = 128 bytes.
+  void rowFactsOfSlices_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<qint64>("rowOffset");
+    QTest::addColumn<qint64>("rowBytes");
+    QTest::addColumn<qint64>("bufferRowBytes");
+    QTest::newRow("whole row") << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, :], a_s[ring.slot]" << 0ll
+                               << 128ll << 128ll;
+    QTest::newRow("first K half")
+        << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, 0 +: 32], a_s[ring.slot, :, 0 +: 32]" << 0ll
+        << 64ll << 128ll;
+    QTest::newRow("second K half")
+        << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, 32 +: 32], a_s[ring.slot, :, 32 +: 32]" << 64ll
+        << 64ll << 128ll;
+    QTest::newRow("odd start")
+        << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, 24 +: 32], a_s[ring.slot, :, 24 +: 32]" << 48ll
+        << 64ll << 128ll;
+    QTest::newRow("k16 steps") << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, k % 4 * 16 +: 16], "
+                                  "a_s[ring.slot, :, k % 4 * 16 +: 16]"
+                               << 32ll << 32ll << 128ll;
+    QTest::newRow("k16 steps from 8") << "wgmma.mma acc, a_s[ring.slot, 0 +: 64, k % 3 * 16 + 8 +: "
+                                         "16], a_s[ring.slot, :, k % 3 * 16 + 8 +: 16]"
+                                      << 16ll << 32ll << 128ll;
+  }
+  void rowFactsOfSlices() {
+    QFETCH(QString, op);
+    QFETCH(qint64, rowOffset);
+    QFETCH(qint64, rowBytes);
+    QFETCH(qint64, bufferRowBytes);
+    auto r = test::compiler().check("k.cake", instantiate({}, {}, op), semaOnly());
+    QVERIFY2(r.accepted, qPrintable(test::messages(r.diagnostics)));
+    const reg::OperandFacts& f = r.model.ops.back().operands[1].facts;
+    QCOMPARE(qint64(f.rowOffset), rowOffset);
+    QCOMPARE(qint64((f.shape.back() * ir::info(f.dtype).bits + 7) / 8), rowBytes);
+    QCOMPARE(qint64(f.bufferRowBytes), bufferRowBytes);
   }
 
   void modelOfValidKernel() {

@@ -31,7 +31,7 @@ using namespace cake;
 
 namespace {
 
-const char* kMixed = "negative/accumulator-overwrite.cake"; // 4 blocking, 1 report, 1 hint
+const char* kMixed = "negative/accumulator-overwrite.cake"; // 4 blocking, 1 hint
 
 int findingIndex(const views::CheckSnapshotPtr& snap, const char* code) {
   for (std::size_t i = 0; i < snap->result.diagnostics.size(); ++i)
@@ -300,16 +300,16 @@ private Q_SLOTS:
     sel.setSnapshot(snap);
     panel.setSnapshot(snap);
     auto* count = panel.findChild<QLabel*>("findingsCount");
-    QCOMPARE(count->text(), QStringLiteral("6 of 6 shown"));
+    QCOMPARE(count->text(), QStringLiteral("5 of 5 shown"));
     // Filters through the widgets.
     panel.findChild<QCheckBox*>("showBlocking")->click();
-    QCOMPARE(count->text(), QStringLiteral("2 of 6 shown"));
+    QCOMPARE(count->text(), QStringLiteral("1 of 5 shown"));
     QComboBox* family = panel.findChild<QComboBox*>("familyFilter");
     QCOMPARE(family->count(), 3); // all, performance, program-safety
     family->setCurrentIndex(family->findData("performance"));
     Q_EMIT family->activated(family->currentIndex());
     panel.findChild<QLineEdit*>("findingsSearch")->setText("unused");
-    QCOMPARE(count->text(), QStringLiteral("1 of 6 shown"));
+    QCOMPARE(count->text(), QStringLiteral("1 of 5 shown"));
     QVariantMap state = panel.filterState();
     QCOMPARE(state.value("blocking").toBool(), false);
     QCOMPARE(state.value("family").toString(), QStringLiteral("performance"));
@@ -318,10 +318,10 @@ private Q_SLOTS:
     widgets::FindingsPanel other(&sel);
     other.setFilterState(state);
     other.setSnapshot(snap);
-    QCOMPARE(other.countText(), QStringLiteral("1 of 6 shown"));
+    QCOMPARE(other.countText(), QStringLiteral("1 of 5 shown"));
     QCOMPARE(other.filterState(), state);
     panel.setFilterState({});
-    QCOMPARE(count->text(), QStringLiteral("6 of 6 shown"));
+    QCOMPARE(count->text(), QStringLiteral("5 of 5 shown"));
 
     // Ctrl+C copies the selection as the CLI's text; the copy menu's formats parse.
     int finding = findingIndex(snap, "ps-async-overwrite");

@@ -28,7 +28,8 @@ using namespace cake;
 
 namespace {
 
-const char* kMixed = "negative/accumulator-overwrite.cake"; // 4 blocking, 1 report, 1 hint
+const char* kMixed = "negative/accumulator-overwrite.cake"; // 4 blocking, 1 hint
+const char* kWithReport = "negative/tma-store-box-too-wide.cake"; // 1 blocking, 1 report
 
 QStringList codesOf(const QJsonArray& findings) {
   QStringList out;
@@ -103,38 +104,45 @@ private Q_SLOTS:
   }
 
   void filter_data() {
+    QTest::addColumn<QString>("kernel");
     QTest::addColumn<bool>("blocking");
     QTest::addColumn<bool>("report");
     QTest::addColumn<bool>("hint");
     QTest::addColumn<QString>("family");
     QTest::addColumn<QString>("text");
     QTest::addColumn<QStringList>("codes");
-    const QStringList all{"perf-residency",     "perf-unused",        "ps-cross-role-race",
-                          "ps-cross-role-race", "ps-async-overwrite", "ps-async-pending-at-exit"};
-    QTest::newRow("everything") << true << true << true << ""
-                                << "" << all;
-    QTest::newRow("no blocking") << false << true << true << ""
-                                 << "" << QStringList{"perf-residency", "perf-unused"};
-    QTest::newRow("blocking only") << true << false << false << ""
-                                   << "" << all.mid(2);
-    QTest::newRow("hints only") << false << false << true << ""
+    const QString mixed = kMixed;
+    const QStringList all{"perf-unused", "ps-cross-role-race", "ps-cross-role-race",
+                          "ps-async-overwrite", "ps-async-pending-at-exit"};
+    QTest::newRow("everything") << mixed << true << true << true << "" << "" << all;
+    QTest::newRow("no blocking") << mixed << false << true << true << ""
+                                 << "" << QStringList{"perf-unused"};
+    QTest::newRow("blocking only") << mixed << true << false << false << "" << "" << all.mid(1);
+    QTest::newRow("hints only") << mixed << false << false << true << ""
                                 << "" << QStringList{"perf-unused"};
-    QTest::newRow("family") << true << true << true << "performance"
-                            << "" << QStringList{"perf-residency", "perf-unused"};
-    QTest::newRow("family without its severities") << false << true << true << "program-safety"
-                                                   << "" << QStringList{};
+    QTest::newRow("family") << mixed << true << true << true << "performance"
+                            << "" << QStringList{"perf-unused"};
+    QTest::newRow("family without its severities") << mixed << false << true << true
+                                                   << "program-safety" << "" << QStringList{};
     QTest::newRow("text in code, any case")
-        << true << true << true << ""
+        << mixed << true << true << true << ""
         << "CROSS-ROLE" << QStringList{"ps-cross-role-race", "ps-cross-role-race"};
-    QTest::newRow("text in message") << true << true << true << ""
+    QTest::newRow("text in message") << mixed << true << true << true << ""
                                      << "parameter 'C'" << QStringList{"perf-unused"};
-    QTest::newRow("text and severity") << false << true << true << ""
+    QTest::newRow("text and severity") << mixed << false << true << true << ""
                                        << "ps-" << QStringList{};
-    QTest::newRow("no match") << true << true << true << ""
+    QTest::newRow("no match") << mixed << true << true << true << ""
                               << "no such finding" << QStringList{};
+    // A kernel with a report-level finding: the report switch alone shows and hides it.
+    const QString withReport = kWithReport;
+    QTest::newRow("reports only") << withReport << false << true << false << ""
+                                  << "" << QStringList{"perf-bank-conflict"};
+    QTest::newRow("all but reports") << withReport << true << false << true << ""
+                                     << "" << QStringList{"hw-tma-inner-box-swizzle"};
   }
 
   void filter() {
+    QFETCH(QString, kernel);
     QFETCH(bool, blocking);
     QFETCH(bool, report);
     QFETCH(bool, hint);
@@ -145,7 +153,8 @@ private Q_SLOTS:
     views::FindingsFilterModel proxy;
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setSnapshot(test::corpusSnapshot(kMixed));
+    model.setSnapshot(test::corpusSnapshot(kernel));
+    const int total = model.rowCount();
     QSignalSpy changed(&proxy, &views::FindingsFilterModel::filterChanged);
     proxy.setSeverityShown(Severity::Blocking, blocking);
     proxy.setSeverityShown(Severity::Report, report);
@@ -162,11 +171,11 @@ private Q_SLOTS:
     }
     QCOMPARE(shown, codes);
     QCOMPARE(proxy.shownCount(), int(codes.size()));
-    QCOMPARE(proxy.totalCount(), 6);
+    QCOMPARE(proxy.totalCount(), total);
     int changes = (!blocking) + (!report) + (!hint) + !family.isEmpty() + !text.isEmpty();
     QCOMPARE(changed.count(), changes);
     // The filter survives a new snapshot of the same kernel.
-    model.setSnapshot(test::corpusSnapshot(kMixed));
+    model.setSnapshot(test::corpusSnapshot(kernel));
     QCOMPARE(proxy.rowCount(), int(codes.size()));
   }
 

@@ -43,15 +43,25 @@ struct FnInfo {
   bool firstIsOperand;
 };
 constexpr FnInfo kFns[] = {
-    {DefFn::DType, "dtype", 1, true},     {DefFn::Space, "space", 1, true},
-    {DefFn::Rank, "rank", 1, true},       {DefFn::Dim, "dim", 2, true},
-    {DefFn::Elems, "elems", 1, true},     {DefFn::Bytes, "bytes", 1, true},
-    {DefFn::Bits, "bits", 1, true},       {DefFn::Present, "present", 1, true},
-    {DefFn::Stages, "stages", 1, true},   {DefFn::Swizzle, "swizzle", 1, true},
-    {DefFn::SwizzleBytes, "swizzle_bytes", 1, true}, {DefFn::Offset, "offset", 1, true},
-    {DefFn::StageBytes, "stage_bytes", 1, true}, {DefFn::RowBytes, "row_bytes", 1, true},
+    {DefFn::DType, "dtype", 1, true},
+    {DefFn::Space, "space", 1, true},
+    {DefFn::Rank, "rank", 1, true},
+    {DefFn::Dim, "dim", 2, true},
+    {DefFn::Elems, "elems", 1, true},
+    {DefFn::Bytes, "bytes", 1, true},
+    {DefFn::Bits, "bits", 1, true},
+    {DefFn::Present, "present", 1, true},
+    {DefFn::Stages, "stages", 1, true},
+    {DefFn::Swizzle, "swizzle", 1, true},
+    {DefFn::SwizzleBytes, "swizzle_bytes", 1, true},
+    {DefFn::Offset, "offset", 1, true},
+    {DefFn::StageBytes, "stage_bytes", 1, true},
+    {DefFn::RowBytes, "row_bytes", 1, true},
+    {DefFn::BufferRowBytes, "buffer_row_bytes", 1, true},
+    {DefFn::RowOffset, "row_offset", 1, true},
     {DefFn::MaxDim, "max_dim", 1, true},
-    {DefFn::Min, "min", 2, false},        {DefFn::Max, "max", 2, false},
+    {DefFn::Min, "min", 2, false},
+    {DefFn::Max, "max", 2, false},
     {DefFn::Pow2, "pow2", 1, false},
 };
 
@@ -534,6 +544,10 @@ DefValue evaluate(const DefExpr& e, const DefContext& ctx) {
       if (f->shape.empty())
         return unknown();
       return DefValue::integer((f->shape.back() * ir::info(f->dtype).bits + 7) / 8);
+    case DefFn::BufferRowBytes:
+      return f->bufferRowBytes <= 0 ? unknown() : DefValue::integer(f->bufferRowBytes);
+    case DefFn::RowOffset:
+      return f->isBuffer ? DefValue::integer(f->rowOffset) : unknown();
     case DefFn::MaxDim: {
       std::int64_t m = 0;
       for (std::int64_t d : f->shape)

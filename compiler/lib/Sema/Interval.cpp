@@ -139,4 +139,15 @@ std::optional<Interval> applyUnary(ir::UnaryOp op, Interval a) {
   return Interval{~a.hi, ~a.lo, a.stride};
 }
 
+std::optional<OutOfBounds> checkInBounds(const Interval& start, std::int64_t count,
+                                         std::int64_t extent) {
+  if (start.lo < 0)
+    return OutOfBounds{true, start.lo};
+  // 128-bit: a start near INT64_MAX plus the count must not wrap into range.
+  I128 last = I128(start.hi) + count - 1;
+  if (last >= extent)
+    return OutOfBounds{false, static_cast<std::int64_t>(std::min<I128>(last, kMax))};
+  return std::nullopt;
+}
+
 } // namespace cake::sema

@@ -35,6 +35,8 @@ reg::OperandFacts declFacts(const sema::BufferInfo& b) {
     f.baseOffset = b.offset;
     f.stageBytes = b.stageBytes();
   }
+  if (!b.shape.empty())
+    f.bufferRowBytes = (b.shape.back() * ir::info(b.dtype).bits + 7) / 8;
   return f;
 }
 

@@ -47,8 +47,7 @@ std::string Footprint::describe(const sema::KernelModel& model) const {
   return s;
 }
 
-std::int64_t issueInstances(const sema::OpInfo& op, const sema::RoleInfo& role,
-                            const std::vector<reg::DefValue>& attributes) {
+reg::IssueScope issueScope(const sema::OpInfo& op, const std::vector<reg::DefValue>& attributes) {
   reg::IssueScope scope = op.primitive->issue;
   if (op.primitive->issueAttribute) {
     std::size_t i = *op.primitive->issueAttribute;
@@ -56,7 +55,12 @@ std::int64_t issueInstances(const sema::OpInfo& op, const sema::RoleInfo& role,
       if (auto s = reg::parseIssueScope(attributes[i].sym))
         scope = *s;
   }
-  switch (scope) {
+  return scope;
+}
+
+std::int64_t issueInstances(const sema::OpInfo& op, const sema::RoleInfo& role,
+                            const std::vector<reg::DefValue>& attributes) {
+  switch (issueScope(op, attributes)) {
   case reg::IssueScope::Thread:
     return role.threads();
   case reg::IssueScope::Warp:

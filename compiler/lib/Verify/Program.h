@@ -67,6 +67,10 @@ struct Program {
 Program unroll(const ir::Module& module, const sema::KernelModel& model, std::size_t maxSteps,
                std::int64_t tileCap);
 
+/// The scope an operation is issued at: its primitive's, or the one its issue attribute
+/// chooses (mbarrier.arrive scope=warpgroup).
+reg::IssueScope issueScope(const sema::OpInfo& op, const std::vector<reg::DefValue>& attributes);
+
 /// Issuing instances of `op` executed by `role` (by the primitive's issue scope).
 std::int64_t issueInstances(const sema::OpInfo& op, const sema::RoleInfo& role,
                             const std::vector<reg::DefValue>& attributes);

@@ -167,6 +167,35 @@ void checkResources(Context& ctx) {
     }
   }
 
+  // --- warpgroup alignment -------------------------------------------------------------------
+  // Warpgroup-scope instructions (wgmma.*, an arrive per warpgroup, a warpgroup's accumulator
+  // store) act on hardware warpgroups: warps 4k..4k+3. A role that splits one cannot issue them
+  // (the other warps of the warpgroup are not there). Roles with regs= already get
+  // hw-register-alignment for the same layout.
+  std::set<std::string> misaligned;
+  for (const sema::OpInfo& op : m.ops) {
+    if (issueScope(op, op.attributes) != reg::IssueScope::Warpgroup)
+      continue;
+    for (const std::string& name : op.roles) {
+      const sema::RoleInfo* r = m.role(name);
+      if (!r || r->registers || (r->warpBegin % 4 == 0 && r->warps() % 4 == 0) ||
+          !misaligned.insert(name).second)
+        continue;
+      Diagnostic* d = rep.report(
+          VerifyId::WarpgroupAlignment, ctx.opRange(op),
+          "'" + op.primitive->name + "' is issued per warpgroup, but role '" + r->name +
+              "' has warps " + std::to_string(r->warpBegin) + ".." + std::to_string(r->warpEnd) +
+              ": " +
+              (r->warpBegin % 4 != 0
+                   ? "it starts at warp " + std::to_string(r->warpBegin) +
+                         ", not at a multiple of 4"
+                   : "its " + std::to_string(r->warps()) + " warps are not whole warpgroups") +
+              "; a warpgroup is the 4 warps 4k..4k+3");
+      addNote(d, ctx.declRange(r->decl), "role '" + r->name + "' declared here");
+      setFix(d, "declare '" + r->name + "' on whole warpgroups: warps=4k..4m (e.g. 4..8)");
+    }
+  }
+
   // --- named barriers -----------------------------------------------------------------------
   // One plan with lowering: declared nbarriers, role barriers (reduce.cta, role-wide release
   // syncs) and the per-warpgroup barriers of warpgroup-scope releases.
@@ -214,10 +243,16 @@ void checkResources(Context& ctx) {
         others += (others.empty() ? "" : ", ") + b.resource + " " + std::to_string(b.ctasPerSm);
     if (!others.empty())
       others = "; other limits (CTAs per SM): " + others;
-    rep.report(VerifyId::Residency, rep.range(ctx.module.kernel->name.id),
-               "at most " + std::to_string(res.residency) + " CTA(s) per SM, bound by " +
-                   res.binding + " (" + best->detail + ")" + others +
-                   (budgets ? "" : "; registers are decided by ptxas (no role budget declared)"));
+    // A persistent kernel is launched with one CTA per SM whatever fits, and a warp-specialized
+    // kernel at one CTA per SM hides latency inside the CTA by design: for both the residency
+    // is a choice, not news, so it stays in the resource summary and is not reported.
+    bool persistent = m.grid && m.grid->persistent;
+    bool specializedAtOne = m.roles.size() > 1 && res.residency <= 1;
+    if (!persistent && !specializedAtOne)
+      rep.report(VerifyId::Residency, rep.range(ctx.module.kernel->name.id),
+                 "at most " + std::to_string(res.residency) + " CTA(s) per SM, bound by " +
+                     res.binding + " (" + best->detail + ")" + others +
+                     (budgets ? "" : "; registers are decided by ptxas (no role budget declared)"));
   }
 }
 

@@ -65,6 +65,10 @@ struct ElementState {
   bool initialized = false;
   std::size_t initRole = 0;
   std::uint64_t initStamp = 0;
+  const Step* initStep = nullptr;
+  /// fence.mbarrier_init executed by the initialising role after the init, at its clock.
+  bool initFenced = false;
+  std::uint64_t fenceStamp = 0;
 };
 
 struct PendingAccess {
@@ -292,6 +296,8 @@ private:
           es.initialized = true;
           es.initRole = r;
           es.initStamp = rs.clock[r];
+          es.initStep = &s;
+          es.initFenced = false;
         }
         break;
       }
@@ -307,6 +313,8 @@ private:
         if (!es)
           break;
         checkInit(r, s, *so, op, e);
+        if (e.kind == reg::EffectKind::CompleteTx || e.kind == reg::EffectKind::Commit)
+          checkInitFence(r, s, *so, op, *es);
         std::int64_t amount = 0;
         TraceEvent::Kind kind = TraceEvent::Kind::Arrive;
         if (e.kind == reg::EffectKind::Arrive) {
@@ -350,6 +358,14 @@ private:
           for (GenericWrite& w : m_generic)
             if (w.role == r)
               w.fenced = true;
+        // Makes this role's earlier mbarrier.init visible to the async proxy.
+        if (e.proxy == "mbarrier_init")
+          for (auto& elements : m_barriers)
+            for (ElementState& es : elements)
+              if (es.initialized && es.initRole == r && !es.initFenced) {
+                es.initFenced = true;
+                es.fenceStamp = rs.clock[r];
+              }
         break;
       case reg::EffectKind::CommitGroup: {
         auto& open = rs.open[e.group];
@@ -445,6 +461,35 @@ private:
     }
   }
 
+  /// The async proxy (a TMA completion, tcgen05.commit) signals a barrier: its initialisation
+  /// must have been published to that proxy by fence.mbarrier_init in the initialising role,
+  /// ordered before this step. A CTA barrier orders the generic proxy only.
+  void checkInitFence(std::size_t r, const Step& s, const StepOperand& so, const sema::OpInfo& op,
+                      const ElementState& es) {
+    if (!es.initialized || !es.initStep)
+      return;
+    bool visible =
+        es.initFenced && (r == es.initRole || m_roles[r].clock[es.initRole] >= es.fenceStamp);
+    if (visible || !m_reportedInitFence.insert(so.entityIndex).second)
+      return;
+    const sema::BarrierInfo& b = m_model.barriers[so.entityIndex];
+    const std::string& initRole = m_model.roles[es.initRole].name;
+    Diagnostic* d = m_ctx.reporter.report(
+        VerifyId::BarrierInitNotFenced, m_ctx.opRange(op),
+        "'" + op.primitive->name + "' signals '" + b.name + "' through the async proxy (" +
+            m_ctx.context(s) + "), but " +
+            (es.initFenced ? "the fence.mbarrier_init that follows its mbarrier.init in '" +
+                                 initRole + "' is not ordered before this step"
+                           : "its mbarrier.init in '" + initRole +
+                                 "' is not followed by fence.mbarrier_init") +
+            ": the asynchronous unit may find the barrier uninitialised and the completion is "
+            "lost");
+    addNote(d, m_ctx.opRange(m_ctx.op(*es.initStep)),
+            "'" + b.name + "' initialised here by '" + initRole + "'");
+    setFix(d, "add 'fence.mbarrier_init' after the mbarrier.init ops in '" + initRole +
+                  "', before the cta.sync that publishes them");
+  }
+
   // ------------------------------------------------------------------ memory
   static bool tracked(const sema::BufferInfo& b) {
     return b.space == ir::Space::Smem || b.space == ir::Space::Tmem;
@@ -500,7 +545,11 @@ private:
     if (!m_model.buffers[a.footprint.buffer].pool.empty())
       m_viewAccesses[a.footprint.buffer].push_back({a.write, a.issued, a.done, a.step, a.role});
     // Proxy fences: an async-proxy read of data written through the generic proxy.
-    if (asyncProxyRead) {
+    // fence.proxy.async orders generic-proxy accesses of shared and global memory with the async
+    // proxy; tensor-memory writes (tcgen05.st) reach tcgen05.mma through tcgen05.wait::st and
+    // the tcgen05 fences instead, so a TMEM operand never asks for the proxy fence.
+    bool proxied = m_model.buffers[a.footprint.buffer].space != ir::Space::Tmem;
+    if (asyncProxyRead && proxied) {
       for (const GenericWrite& w : m_generic) {
         if (w.fenced || !w.footprint.overlaps(a.footprint))
           continue;
@@ -518,7 +567,7 @@ private:
         break;
       }
     }
-    if (a.write && !a.asyncProxy) {
+    if (a.write && !a.asyncProxy && proxied) {
       m_generic.erase(std::remove_if(m_generic.begin(), m_generic.end(),
                                      [&](const GenericWrite& w) {
                                        return w.role == a.role && w.fenced &&
@@ -868,6 +917,7 @@ private:
   std::vector<std::vector<ElementState>> m_barriers;
   std::vector<bool> m_initSomewhere;
   std::set<std::size_t> m_reportedUninit;
+  std::set<std::size_t> m_reportedInitFence;
   std::map<std::pair<std::size_t, std::int64_t>, Rendezvous> m_rendezvous;
   std::map<std::size_t, std::vector<Access>> m_history;
   std::vector<GenericWrite> m_generic;

@@ -17,21 +17,23 @@
 namespace cake::reg {
 
 enum class DefFn : std::uint8_t {
-  DType,   ///< dtype(x) → symbol
-  Space,   ///< space(x) → symbol
-  Rank,    ///< rank(x) → int
-  Dim,     ///< dim(x, i) → int (negative i counts from the end)
-  Elems,   ///< elems(x) → int
-  Bytes,   ///< bytes(x) → int (elements × element bits / 8, rounded up)
-  Bits,    ///< bits(x) → element bits
-  Present, ///< present(x) → bool (optional operands)
-  Stages,  ///< stages(x) → int (1 when not staged)
-  Swizzle, ///< swizzle(x) → symbol (none, 32B, 64B, 128B)
-  SwizzleBytes, ///< swizzle_bytes(x) → 0, 32, 64 or 128
-  Offset,   ///< offset(x) → byte offset of the underlying shared-memory buffer
-  StageBytes, ///< stage_bytes(x) → bytes of one stage of the underlying buffer
-  RowBytes, ///< row_bytes(x) → bytes of the innermost dimension of the operand
-  MaxDim,   ///< max_dim(x) → largest dimension
+  DType,          ///< dtype(x) → symbol
+  Space,          ///< space(x) → symbol
+  Rank,           ///< rank(x) → int
+  Dim,            ///< dim(x, i) → int (negative i counts from the end)
+  Elems,          ///< elems(x) → int
+  Bytes,          ///< bytes(x) → int (elements × element bits / 8, rounded up)
+  Bits,           ///< bits(x) → element bits
+  Present,        ///< present(x) → bool (optional operands)
+  Stages,         ///< stages(x) → int (1 when not staged)
+  Swizzle,        ///< swizzle(x) → symbol (none, 32B, 64B, 128B)
+  SwizzleBytes,   ///< swizzle_bytes(x) → 0, 32, 64 or 128
+  Offset,         ///< offset(x) → byte offset of the underlying shared-memory buffer
+  StageBytes,     ///< stage_bytes(x) → bytes of one stage of the underlying buffer
+  RowBytes,       ///< row_bytes(x) → bytes of the innermost dimension of the operand
+  BufferRowBytes, ///< buffer_row_bytes(x) → bytes of the underlying buffer's innermost dimension
+  RowOffset,      ///< row_offset(x) → byte alignment of the operand's start within its buffer row
+  MaxDim,         ///< max_dim(x) → largest dimension
   Min,
   Max,
   Pow2, ///< pow2(v) → bool
@@ -97,6 +99,13 @@ struct OperandFacts {
   /// (-1 / 0 when not applicable).
   std::int64_t baseOffset = -1;
   std::int64_t stageBytes = 0;
+  /// Buffers: bytes of one row of the underlying buffer (its declared innermost dimension,
+  /// before subscripts); 0 when not applicable.
+  std::int64_t bufferRowBytes = 0;
+  /// Buffers: where the operand starts inside that row, in bytes. Every possible start is a
+  /// multiple of this value: the exact offset when it is constant (0 = the row's first byte),
+  /// the gcd of its first value and its step when it varies, 1 when nothing is known.
+  std::int64_t rowOffset = 0;
 };
 
 /// What an evaluation can see.

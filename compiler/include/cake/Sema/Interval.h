@@ -38,4 +38,16 @@ IntervalResult applyBinary(ir::BinaryOp op, Interval a, Interval b);
 /// Sound bounds of a unary operation; nullopt when unbounded.
 std::optional<Interval> applyUnary(ir::UnaryOp op, Interval a);
 
+/// Where an access leaves its extent: below zero, or past the end.
+struct OutOfBounds {
+  bool below = false;     ///< the access can start below index 0
+  std::int64_t index = 0; ///< the lowest start (below) or the highest index it can reach
+};
+
+/// Checks that `count` consecutive elements starting at any value of `start` stay inside
+/// [0, extent). Every subscript of the type checker (barrier index, stage index, slice of a
+/// dimension) goes through this one check; nullopt when the access is in bounds.
+std::optional<OutOfBounds> checkInBounds(const Interval& start, std::int64_t count,
+                                         std::int64_t extent);
+
 } // namespace cake::sema
