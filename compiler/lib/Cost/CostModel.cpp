@@ -1006,6 +1006,9 @@ Estimate evaluate(const Prepared& p, const Params& q, bool calibrated,
   // --- per operation ---------------------------------------------------------------------
   const ir::SourceMap& map = p.check->module.sourceMap;
   double n = double(L.ctasPerSm);
+  // One entry per operation: sized up front (grown by doubling, the last growth would hold the
+  // old and the new table at once, and up to half of the new one unused).
+  e.perOp.reserve(m.ops.size());
   for (std::size_t i = 0; i < m.ops.size(); ++i) {
     const OpStatic& s = p.ops[i];
     OpCost oc;
