@@ -117,6 +117,8 @@ int cmdCost(const std::string& argv0, const std::vector<std::string>& all) {
   cost::Estimate e = cost::estimate(*compiler, r, options);
   if (format == "json") {
     json::Writer w;
+    // A large kernel's report (one entry per operation) goes out as it is written.
+    w.streamTo(std::cout);
     w.beginObject().key("compiler_revision").value(compiler->revision());
     w.key("path").value(shown).key("accepted").value(true);
     cost::writeJsonMembers(w, e, *r.sources);

@@ -1,5 +1,6 @@
 // Tests of the support library: source positions, JSON reading/writing, SHA-256, suggestions.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/IR/Kernel.h"
 #include "cake/Support/DataFiles.h"
 #include "cake/Support/Json.h"
 #include "cake/Support/JsonSchema.h"
@@ -9,6 +10,8 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sstream>
 
 using namespace cake;
 
@@ -143,6 +146,61 @@ private Q_SLOTS:
     p.beginObject().key("a").beginArray().value(1).value(2).endArray().endObject();
     QCOMPARE(QString::fromStdString(p.str()),
              QStringLiteral("{\n  \"a\": [\n    1,\n    2\n  ]\n}"));
+  }
+
+  void jsonWriterStreams() {
+    // Streamed in chunks of a few bytes, the text is the one built whole, byte for byte.
+    auto write = [](json::Writer& w) {
+      w.beginObject().key("rows").beginArray();
+      for (int i = 0; i < 50; ++i)
+        w.beginObject().key("i").value(i).key("s").value("x\ty").endObject();
+      w.endArray().key("empty").beginObject().endObject().endObject();
+    };
+    json::Writer whole;
+    write(whole);
+    std::ostringstream out;
+    json::Writer streamed;
+    streamed.streamTo(out, 16);
+    write(streamed);
+    // Something went out before the end and little is left buffered.
+    QVERIFY(out.str().size() > whole.str().size() / 2);
+    QVERIFY(streamed.str().size() < 64);
+    out << streamed.str();
+    QCOMPARE(QString::fromStdString(out.str()), QString::fromStdString(whole.str()));
+  }
+
+  void sourceMapKeepsEveryRange() {
+    // Ranges of the module's file are stored compactly, anything else exactly; ids past one
+    // storage chunk (8,192 entries) resolve too.
+    ir::SourceMap map;
+    std::vector<SourceRange> given;
+    for (std::uint32_t i = 0; i < 20000; ++i) {
+      SourceRange r{3, i, i + 7};
+      if (i == 0)
+        r = {}; // an invalid range first: it must not name the file
+      else if (i % 5000 == 2)
+        r = {4, i, i + 1}; // another file
+      else if (i == 9000)
+        r = {3, 0xffffffffu, 0xffffffffu}; // the compact form's marker, as a real range
+      given.push_back(r);
+      QCOMPARE(map.add(r), ir::NodeId(i + 1));
+    }
+    QCOMPARE(map.size(), std::size_t(20000));
+    for (std::size_t i = 0; i < given.size(); ++i)
+      QVERIFY2(map.range(ir::NodeId(i + 1)) == given[i], qPrintable(QString::number(i)));
+    QVERIFY(!map.range(0).valid());
+    QVERIFY(!map.range(20001).valid());
+    // Overwriting moves entries between the compact and the exact form.
+    map.setRange(2, {4, 1, 2});
+    QVERIFY((map.range(2) == SourceRange{4, 1, 2}));
+    map.setRange(2, {3, 5, 6});
+    QVERIFY((map.range(2) == SourceRange{3, 5, 6}));
+    map.setRange(5003, {3, 8, 9}); // was in file 4
+    QVERIFY((map.range(5003) == SourceRange{3, 8, 9}));
+    ir::SourceMap copy = map;
+    QVERIFY((copy.range(2) == SourceRange{3, 5, 6}));
+    QVERIFY(copy.range(15003) == given[15002]);
+    QVERIFY(copy.range(20000) == given[19999]);
   }
 
   void jsonOutputIsValidUtf8() {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cake::cost {
@@ -52,14 +53,15 @@ struct RoleUse {
   double once = 0;      ///< executions per CTA outside the tile loop
 };
 
+/// One per operation of the kernel (800,000 for a 50 MB kernel), so the names are views of
+/// strings that outlive the estimate: the registry's effect definitions and the dtype table.
 struct OpStatic {
   Pipe pipe = Pipe::None;
   Kind kind = Kind::Sync;
   Latency latency = Latency::None;
-  std::string unit;
-  std::string dtype; ///< tensor operations: the rated input type
-  std::string group; ///< AsyncGroup: the commit group its completion joins
-  std::string commitGroup, waitGroup, commitArrivesGroup;
+  std::string_view dtype; ///< tensor operations: the rated input type
+  std::string_view group; ///< AsyncGroup: the commit group its completion joins
+  std::string_view commitGroup, waitGroup, commitArrivesGroup;
   double waitPending = 0;
   bool waitIncludesOpen = false;
   bool fence = false;

@@ -171,14 +171,15 @@ double instancesOf(const sema::OpInfo& op, const sema::RoleInfo& role,
   return std::max(1.0, n);
 }
 
-std::string tensorDtype(const sema::OpInfo& op, const target::Target& t) {
+/// A view of the dtype table's name (static storage), or empty.
+std::string_view tensorDtype(const sema::OpInfo& op, const target::Target& t) {
   // The first read operand whose element type the target rates (the A operand of an MMA).
   for (std::size_t i = 0; i < op.operands.size() && i < op.primitive->operands.size(); ++i) {
     const reg::OperandDef& def = op.primitive->operands[i];
     if (def.access != reg::Access::Read)
       continue;
-    std::string name(ir::toString(op.operands[i].facts.dtype));
-    if (t.tensorTflops.count(name))
+    std::string_view name = ir::toString(op.operands[i].facts.dtype);
+    if (t.tensorTflops.count(std::string(name)))
       return name;
   }
   return {};
@@ -246,7 +247,7 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
     }
     // Effects: data per level, global accesses, registers, groups, fences, syncs.
     bool asyncTx = false, writesReg = false, writesGlobal = false, writesSmem = false;
-    std::string group;
+    std::string_view group; // a view of the registry's effect definition
     for (const reg::EffectDef& e : prim.effects) {
       const sema::OperandInfo* o = e.operandIndex && *e.operandIndex < op.operands.size()
                                        ? &op.operands[*e.operandIndex]
@@ -260,7 +261,7 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
         double bytes = e.bytes ? number(reg::evaluate(*e.bytes, ctx), factBytes(o->facts))
                                : factBytes(o->facts);
         if (e.completion.rfind("group:", 0) == 0)
-          group = e.completion.substr(6);
+          group = std::string_view(e.completion).substr(6);
         if (e.completion.rfind("barrier:", 0) == 0)
           asyncTx = true;
         std::optional<std::size_t> global;
@@ -398,7 +399,6 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
     }
     s.flopsPerInstance = prim.cost.unit == "flop" ? work : 0;
     s.instrPerInstance = prim.cost.unit == "instr" ? work : 0;
-    s.unit = prim.cost.unit;
     // Kernel-wide global traffic per buffer.
     for (const RoleUse& u : s.uses) {
       double total = u.perTile * p->totalTiles + u.once * double(L.ctas);
@@ -501,7 +501,7 @@ double safeDiv(double a, double b) {
 double service(const OpStatic& s, const RoleUse& u, const Rates& r) {
   switch (s.pipe) {
   case Pipe::Tensor: {
-    auto it = r.tensor.find(s.dtype);
+    auto it = r.tensor.find(std::string(s.dtype));
     return safeDiv(u.work, it != r.tensor.end() ? it->second : r.tensorDefault);
   }
   case Pipe::Global:
@@ -781,7 +781,7 @@ private:
     }
     case Kind::AsyncGroup: {
       double done = onPipe(start) + lat;
-      Group& g = R.groups[s.group];
+      Group& g = R.groups[std::string(s.group)];
       if (done >= g.open)
         g.openOp = e.op;
       g.open = std::max(g.open, done);
@@ -800,13 +800,13 @@ private:
     }
     double busyEnd = end;
     if (!s.commitGroup.empty()) {
-      Group& g = R.groups[s.commitGroup];
+      Group& g = R.groups[std::string(s.commitGroup)];
       g.committed.push_back(g.open >= 0 ? std::make_pair(g.open, g.openOp)
                                         : std::make_pair(end, std::size_t(e.op)));
       g.open = -1;
     }
     if (!s.waitGroup.empty()) {
-      Group& g = R.groups[s.waitGroup];
+      Group& g = R.groups[std::string(s.waitGroup)];
       double until = 0;
       std::size_t causeOp = e.op;
       std::size_t keep = std::size_t(std::max(0.0, s.waitPending));
@@ -824,7 +824,7 @@ private:
         g.open = -1;
       }
       if (until > end) {
-        stall(role, "async " + s.waitGroup, until - end, e.op, causeOp);
+        stall(role, "async " + std::string(s.waitGroup), until - end, e.op, causeOp);
         end = until;
       }
     }
@@ -894,7 +894,7 @@ private:
       break;
     case K::Commit: {
       const OpStatic& s = m_p.ops[e.op];
-      auto it = R.groups.find(s.commitArrivesGroup);
+      auto it = R.groups.find(std::string(s.commitArrivesGroup));
       bool pending = it != R.groups.end() && it->second.maxDone > R.t;
       contribute(e, pending ? it->second.maxDone : R.t, true, -1,
                  pending ? it->second.maxOp : SIZE_MAX);
@@ -1050,6 +1050,9 @@ Estimate evaluate(const Prepared& p, const Params& q, bool calibrated,
   // --- per operation ---------------------------------------------------------------------
   const ir::SourceMap& map = p.check->module.sourceMap;
   double n = double(L.ctasPerSm);
+  // One entry per operation: sized up front (grown by doubling, the last growth would hold the
+  // old and the new table at once, and up to half of the new one unused).
+  e.perOp.reserve(m.ops.size());
   for (std::size_t i = 0; i < m.ops.size(); ++i) {
     const OpStatic& s = p.ops[i];
     OpCost oc;
@@ -1294,7 +1297,7 @@ Estimate evaluate(const Prepared& p, const Params& q, bool calibrated,
     rf.flops += e.perOp[i].flops;
     if (p.ops[i].pipe == Pipe::Tensor) {
       rf.tensorFlops += e.perOp[i].flops;
-      flopsByDtype[p.ops[i].dtype] += e.perOp[i].flops;
+      flopsByDtype[std::string(p.ops[i].dtype)] += e.perOp[i].flops;
     }
   }
   rf.hbmBytes = c.hbmBytes;

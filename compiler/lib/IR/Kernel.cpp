@@ -99,8 +99,10 @@ ExprPtr cloneExpr(const Expr& e) {
   auto out = std::make_unique<Expr>();
   out->kind = e.kind;
   out->id = e.id;
-  out->intValue = e.intValue;
-  out->floatValue = e.floatValue;
+  if (e.kind == ExprKind::Float)
+    out->floatValue = e.floatValue;
+  else
+    out->intValue = e.intValue;
   out->text = e.text;
   out->binaryOp = e.binaryOp;
   out->unaryOp = e.unaryOp;

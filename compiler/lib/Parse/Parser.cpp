@@ -521,6 +521,9 @@ private:
       errorHere("end of line (operations do not open blocks)");
       return false;
     }
+    // A kernel keeps one of these per operation: no growth slack (a list of 3 would keep 4).
+    stmt.operands.shrink_to_fit();
+    stmt.attributes.shrink_to_fit();
     stmt.id = node(span(first.begin));
     return true;
   }
@@ -556,6 +559,7 @@ private:
             take();
             continue;
           }
+          operand.indices.shrink_to_fit(); // kept per operand: no growth slack
           break;
         }
       }

@@ -16,6 +16,23 @@ constexpr std::string_view kReserved[] = {
     "tid",  "lane", "warp",  "wg",    "tiles",     "all",      "kernel", "on",
     "for",  "in",   "const", "param", "tensormap", "grid",     "role",   "pipeline",
     "pool", "smem", "tmem",  "reg",   "mbarrier",  "nbarrier", "true",   "false"};
+
+/// Operation and loop statements under `body` (iteratively: nesting depth is unbounded here).
+std::pair<std::size_t, std::size_t> countOpsAndLoops(const std::vector<StmtPtr>& body) {
+  std::size_t ops = 0, loops = 0;
+  std::vector<const std::vector<StmtPtr>*> pending{&body};
+  while (!pending.empty()) {
+    const std::vector<StmtPtr>* list = pending.back();
+    pending.pop_back();
+    for (const StmtPtr& s : *list) {
+      ops += s->kind == StmtKind::Op;
+      loops += s->kind == StmtKind::For;
+      if (!s->body.empty())
+        pending.push_back(&s->body);
+    }
+  }
+  return {ops, loops};
+}
 } // namespace
 
 namespace detail {
@@ -38,6 +55,11 @@ KernelModel Checker::run() {
       if (d.kind == kind)
         checkDecl(d);
   checkKernelShape(k);
+  // Sized up front: grown by doubling, these tables (one entry per operation) would keep up to
+  // half again as much unused, and each growth step holds the old and the new copy at once.
+  auto [ops, loops] = countOpsAndLoops(k.body);
+  m_model.ops.reserve(ops);
+  m_model.loops.reserve(loops);
   for (const StmtPtr& s : k.body)
     checkTopLevel(*s);
   return std::move(m_model);
@@ -122,8 +144,8 @@ bool isReservedName(std::string_view name) {
 KernelModel check(const Module& module, const reg::Registry& registry,
                   const target::TargetSet& targets, DiagnosticEngine& diags) {
   KernelModel model = detail::Checker(module, registry, targets, diags).run();
-  // The op table grew by doubling; the verifier, cost model and lowering keep it for the whole
-  // run, so drop the slack (up to half of it) before they allocate their own tables.
+  // The op table was reserved for every operation statement; drop what statements that were
+  // refused left unused (the verifier, cost model and lowering keep the table for the whole run).
   model.ops.shrink_to_fit();
   return model;
 }

@@ -114,6 +114,7 @@ bool Checker::checkOperand(const Operand& o, const reg::OperandDef& def, Operand
       noteDecl(d, t->decl, "declared here");
       return false;
     }
+    info.indexRanges.reserve(o.indices.size()); // exact: kept per operand
     for (const Index& idx : o.indices) {
       if (idx.kind != Index::Kind::Point) {
         report(DiagId::SemIndexCount, idx.id,
@@ -252,6 +253,9 @@ bool Checker::subscriptBuffer(const Operand& o, const BufferInfo& b, OperandInfo
     noteDecl(d, b.decl, "declared here");
     return false;
   }
+  // Kept per operand of every operation: sized exactly, without growth slack.
+  info.indexRanges.reserve(first + rank);
+  info.facts.shape.reserve(rank);
   for (std::size_t i = 0; i < rank; ++i) {
     const Index& idx = o.indices[first + i];
     std::int64_t dim = b.shape[i];

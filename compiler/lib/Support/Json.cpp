@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ostream>
 
 namespace cake::json {
 
@@ -473,6 +474,13 @@ void Writer::newline() {
   m_out.append(m_stack.size() * 2, ' ');
 }
 
+void Writer::maybeFlush() {
+  if (!m_sink || m_out.size() < m_chunk)
+    return;
+  m_sink->write(m_out.data(), static_cast<std::streamsize>(m_out.size()));
+  m_out.clear();
+}
+
 void Writer::beforeValue() {
   if (m_afterKey) {
     m_afterKey = false;
@@ -500,6 +508,7 @@ Writer& Writer::endObject() {
   if (!empty)
     newline();
   m_out += '}';
+  maybeFlush();
   return *this;
 }
 
@@ -516,6 +525,7 @@ Writer& Writer::endArray() {
   if (!empty)
     newline();
   m_out += ']';
+  maybeFlush();
   return *this;
 }
 

@@ -6,7 +6,9 @@
 #include "cake/IR/Types.h"
 #include "cake/Support/SourceManager.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,15 +44,19 @@ std::optional<std::int64_t> fold(BinaryOp op, std::int64_t a, std::int64_t b);
 std::optional<std::int64_t> fold(UnaryOp op, std::int64_t a);
 
 /// An expression or attribute value.
+/// Laid out to fit 72 bytes (one 80-byte heap block): large kernels hold millions of these.
 struct Expr {
   ExprKind kind = ExprKind::Int;
-  NodeId id = 0;
-  std::int64_t intValue = 0;
-  double floatValue = 0.0;
-  /// Name, Tag and String payload; the member name for Member.
-  std::string text;
   BinaryOp binaryOp = BinaryOp::Add;
   UnaryOp unaryOp = UnaryOp::Neg;
+  NodeId id = 0;
+  /// Int holds intValue, Float floatValue (read only the one that matches kind).
+  union {
+    std::int64_t intValue = 0;
+    double floatValue;
+  };
+  /// Name, Tag and String payload; the member name for Member.
+  std::string text;
   /// Member: [base]; Unary: [x]; Binary: [lhs, rhs]; List: elements; Range: [lo, hi].
   std::vector<std::unique_ptr<Expr>> children;
 };
@@ -75,18 +81,18 @@ struct Attribute {
 /// One subscript of an operand: `e` (point), `e +: n` (slice of n from e) or `:` (whole dim).
 struct Index {
   enum class Kind : std::uint8_t { Point, Slice, Full };
-  Kind kind = Kind::Point;
   ExprPtr start; ///< Point and Slice
   ExprPtr size;  ///< Slice only
   NodeId id = 0;
+  Kind kind = Kind::Point;
 };
 
 /// A reference to a declared entity, optionally subscripted: `a_s[ring.slot, wg*64 +: 64, :]`.
 struct Operand {
   Ident name;
-  bool subscripted = false;
   std::vector<Index> indices;
   NodeId id = 0;
+  bool subscripted = false;
 };
 
 /// A whole-line comment (text after "//") and whether a blank line precedes it.
@@ -98,9 +104,9 @@ struct CommentLine {
 
 /// Comments and blank lines that belong to a line, kept so `cake fmt` preserves them.
 struct Trivia {
-  bool blankLineBefore = false;             ///< blank line between the comments and the line
   std::vector<CommentLine> leadingComments; ///< own-line comments above the line
   std::string trailingComment;              ///< same-line comment (text after "//")
+  bool blankLineBefore = false;             ///< blank line between the comments and the line
   bool hasTrailingComment = false;
 };
 
@@ -201,23 +207,82 @@ struct Kernel {
 };
 
 /// Source ranges of every node of one parsed file.
+/// Every node of a module lies in the module's one file, so an entry keeps only the two byte
+/// offsets (8 bytes instead of a full SourceRange) and the file once; a range of another file
+/// (or an invalid one) is kept exactly in a small side list. Entries live in fixed-size chunks
+/// so that growing the table never copies it nor leaves up to half of a doubled array unused
+/// (a 50 MB kernel has tens of millions of nodes).
 class SourceMap {
 public:
+  SourceMap() = default;
+  SourceMap(SourceMap&&) noexcept = default;
+  SourceMap& operator=(SourceMap&&) noexcept = default;
+  SourceMap(const SourceMap& other)
+      : m_file(other.m_file), m_size(other.m_size), m_exceptions(other.m_exceptions) {
+    for (const auto& chunk : other.m_chunks) {
+      m_chunks.push_back(std::make_unique<Entry[]>(kChunk));
+      std::copy(chunk.get(), chunk.get() + kChunk, m_chunks.back().get());
+    }
+  }
+  SourceMap& operator=(const SourceMap& other) {
+    if (this != &other)
+      *this = SourceMap(other);
+    return *this;
+  }
   NodeId add(SourceRange range) {
-    m_ranges.push_back(range);
-    return static_cast<NodeId>(m_ranges.size());
+    if (m_size % kChunk == 0)
+      m_chunks.push_back(std::make_unique<Entry[]>(kChunk));
+    ++m_size;
+    store(static_cast<NodeId>(m_size), range);
+    return static_cast<NodeId>(m_size);
   }
   SourceRange range(NodeId id) const {
-    return id == 0 || id > m_ranges.size() ? SourceRange{} : m_ranges[id - 1];
+    if (id == 0 || id > m_size)
+      return SourceRange{};
+    const Entry& e = entry(id);
+    if (e.begin == kOther && e.end == kOther) {
+      auto it = m_exceptions.find(id);
+      if (it != m_exceptions.end())
+        return it->second;
+    }
+    return {m_file, e.begin, e.end};
   }
   void setRange(NodeId id, SourceRange range) {
-    if (id != 0 && id <= m_ranges.size())
-      m_ranges[id - 1] = range;
+    if (id != 0 && id <= m_size)
+      store(id, range);
   }
-  std::size_t size() const { return m_ranges.size(); }
+  std::size_t size() const { return m_size; }
 
 private:
-  std::vector<SourceRange> m_ranges;
+  struct Entry {
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+  };
+  static constexpr std::size_t kChunk = 8192;
+  /// Marks an entry whose range is in m_exceptions (no real range has both offsets at 2^32-1).
+  static constexpr std::uint32_t kOther = 0xffffffffu;
+
+  Entry& entry(NodeId id) const { return m_chunks[(id - 1) / kChunk][(id - 1) % kChunk]; }
+  void store(NodeId id, SourceRange range) {
+    // The first valid range names the file; no entry is stored exactly before that.
+    if (m_file == 0 && range.valid())
+      m_file = range.file;
+    Entry& e = entry(id);
+    if (e.begin == kOther && e.end == kOther)
+      m_exceptions.erase(id);
+    if (range.valid() && range.file == m_file && !(range.begin == kOther && range.end == kOther)) {
+      e = {range.begin, range.end};
+      return;
+    }
+    e = {kOther, kOther};
+    m_exceptions.emplace(id, range);
+  }
+
+  FileId m_file = 0;
+  std::size_t m_size = 0;
+  std::vector<std::unique_ptr<Entry[]>> m_chunks;
+  /// Ranges not in m_file (normally none).
+  std::map<NodeId, SourceRange> m_exceptions;
 };
 
 /// A parsed `.cake` file.

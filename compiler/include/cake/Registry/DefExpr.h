@@ -62,13 +62,18 @@ struct DefExpr {
 struct DefValue {
   enum class Kind : std::uint8_t { Unknown, Int, Float, Bool, Symbol, List };
   Kind kind = Kind::Unknown;
+  bool b = false; ///< next to kind: one padded word for both (operations keep many values)
   std::int64_t i = 0;
   double f = 0.0;
-  bool b = false;
   std::string sym;
   std::vector<DefValue> list;
 
-  static DefValue integer(std::int64_t v) { return {Kind::Int, v}; }
+  static DefValue integer(std::int64_t v) {
+    DefValue d;
+    d.kind = Kind::Int;
+    d.i = v;
+    return d;
+  }
   static DefValue boolean(bool v) {
     DefValue d;
     d.kind = Kind::Bool;

@@ -114,11 +114,11 @@ enum class EntityKind : std::uint8_t { Buffer, TensorMap, MBarrier, NBarrier };
 
 /// One resolved operand of an operation.
 struct OperandInfo {
-  EntityKind entity = EntityKind::Buffer;
   std::size_t entityIndex = 0; ///< into buffers / tensorMaps / barriers
   reg::OperandFacts facts;     ///< type after subscripts
   /// Interval of each subscript start (stage index first for staged buffers).
   std::vector<Interval> indexRanges;
+  EntityKind entity = EntityKind::Buffer;
   bool stageIndexed = false;
 };
 

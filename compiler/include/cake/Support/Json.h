@@ -5,6 +5,7 @@
 #include "cake/Support/Diagnostic.h"
 
 #include <cstdint>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,12 +86,21 @@ public:
   /// Inserts pre-serialised JSON verbatim as the next value.
   Writer& raw(std::string_view json);
 
+  /// Hands the text to `out` whenever more than `chunk` bytes are buffered, so that a huge
+  /// document (`cake cost --format json` of a 50 MB kernel is 300 MB) never exists whole in
+  /// memory. str() and take() then return only the text not yet handed over.
+  void streamTo(std::ostream& out, std::size_t chunk = std::size_t{1} << 20) {
+    m_sink = &out;
+    m_chunk = chunk;
+  }
+
   const std::string& str() const { return m_out; }
   std::string take() { return std::move(m_out); }
 
 private:
   void beforeValue();
   void newline();
+  void maybeFlush();
   struct Level {
     bool isObject;
     bool empty;
@@ -99,6 +109,8 @@ private:
   std::vector<Level> m_stack;
   bool m_pretty;
   bool m_afterKey = false;
+  std::ostream* m_sink = nullptr;
+  std::size_t m_chunk = 0;
 };
 
 /// Escapes a string as a JSON string literal (with quotes).
