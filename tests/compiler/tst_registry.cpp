@@ -231,6 +231,12 @@ private Q_SLOTS:
                                   << "'}' closes a scope";
     QTest::newRow("entry in a scope") << "{\n.entry evil() {}\n}" << 0 << "directive '.entry'";
     QTest::newRow("visible in a scope") << "{\n.visible .func f() {}\n}" << 0 << "directive '.visible'";
+    QTest::newRow("entry behind an opcode-like word (fuzz_registry)")
+        << "tr.visible .entry cake_evil()\n{\n}ap;" << 0 << "directive '.entry' inside an instruction";
+    QTest::newRow("directive after an operand") << "bar.sync 0, .section x;" << 0
+                                               << "directive '.section' inside";
+    QTest::newRow("reg types and vectors") << "{\n.reg .b32 r<2>;\n.reg .v2 .f32 v;\n}" << 0 << "";
+    QTest::newRow("modifiers glued to the opcode") << "cvt.rn.f16x2.f32 %0, %1, %2;" << 3 << "";
     QTest::newRow("never closed") << "{\nbar.sync 0;" << 0 << "'{' is never closed";
     QTest::newRow("newline in CUDA string") << "bar.sync 0;\r" << 0 << "byte 0x0D";
     QTest::newRow("backslash") << "bar.sync 0;\\" << 0 << "character '\\'";

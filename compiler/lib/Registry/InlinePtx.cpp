@@ -48,6 +48,7 @@ std::vector<InlinePtxIssue> checkInlinePtx(std::string_view text,
   };
   std::vector<std::size_t> open; // offsets of the '{' not yet closed
   bool atStart = true;
+  bool inReg = false; // inside a '.reg' declaration, whose type and vector tokens start with '.'
   for (std::size_t i = 0; i < text.size() && out.size() < limit; ++i) {
     char c = text[i];
     if (!allowedChar(c)) {
@@ -85,6 +86,7 @@ std::vector<InlinePtxIssue> checkInlinePtx(std::string_view text,
     if (c == '{') {
       open.push_back(i);
       atStart = true;
+      inReg = false;
       continue;
     }
     if (c == '}') {
@@ -98,6 +100,22 @@ std::vector<InlinePtxIssue> checkInlinePtx(std::string_view text,
     }
     if (c == ';' || c == '\n') {
       atStart = true;
+      inReg = false;
+      continue;
+    }
+    // A '.' that starts a token (not a modifier glued to an opcode or operand) is a directive
+    // wherever it stands: 'x.visible .entry k()' hides one behind an instruction-like word.
+    // Only the type and name tokens of a '.reg' declaration may follow it.
+    if (c == '.' && !atStart && !inReg && (i == 0 || !isWordChar(text[i - 1])) &&
+        i + 1 < text.size() && isWordChar(text[i + 1]) && !isDigit(text[i + 1])) {
+      std::size_t j = i + 1;
+      while (j < text.size() && isWordChar(text[j]))
+        ++j;
+      issue(i, j,
+            "directive '" + std::string(text.substr(i, j - i)) +
+                "' inside an instruction: inline PTX may hold no entry, function, section or "
+                "other directive");
+      i = j - 1;
       continue;
     }
     if (c == ' ' || c == '\t' || !atStart)
@@ -108,6 +126,7 @@ std::vector<InlinePtxIssue> checkInlinePtx(std::string_view text,
       ++j;
     if (c == '.') {
       std::string_view word = text.substr(i, j - i);
+      inReg = word == ".reg";
       if (word != ".reg")
         issue(i, j,
               "directive '" + std::string(word) +
