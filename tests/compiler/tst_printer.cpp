@@ -30,7 +30,12 @@ private Q_SLOTS:
         << "kernel   k  target = sm_90a{\nconst A=(1+2)*3\n  const B = 1+(2*3)\n"
            "const C = (8-2)-1\nconst D = 8-(2-1)\n  const E = -(-4)\n}\n"
         << "kernel k target=sm_90a {\n  const A = (1 + 2) * 3\n  const B = 1 + 2 * 3\n"
-           "  const C = 8 - 2 - 1\n  const D = 8 - (2 - 1)\n  const E = -(-4)\n}\n";
+           "  const C = 8 - 2 - 1\n  const D = 8 - (2 - 1)\n  const E = - -4\n}\n";
+    QTest::newRow("unary chains print without brackets (fuzz_parse)")
+        << "kernel k target=sm_90a {\n  const A = ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~8\n"
+           "  const B = -(-(-x))\n  const C = ~(-(~(-2)))\n}\n"
+        << "kernel k target=sm_90a {\n  const A = ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~8\n"
+           "  const B = - - -x\n  const C = ~-~-2\n}\n";
     QTest::newRow("declarations move above role blocks")
         << "kernel k target=sm_80 {\n  on r {\n  }\n  role r warps=0..1\n}\n"
         << "kernel k target=sm_80 {\n  role r warps=0..1\n  on r {\n  }\n}\n";

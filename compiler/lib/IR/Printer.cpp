@@ -93,13 +93,16 @@ void printExpr(const Expr& e, std::string& out) {
     return;
   case ExprKind::Unary:
     out += e.unaryOp == UnaryOp::Neg ? "-" : "~";
-    // "- -x" keeps the two minus signs apart so they do not read as one token.
-    if (e.children[0]->kind == ExprKind::Unary ||
-        (e.children[0]->kind == ExprKind::Int && e.children[0]->intValue < 0) ||
-        (e.children[0]->kind == ExprKind::Float && std::signbit(e.children[0]->floatValue)))
-      out += '(' , printExpr(*e.children[0], out), out += ')';
-    else
-      printOperand(*e.children[0], 7, out);
+    // No parentheses: a chain of unary operators nests no brackets (a long one written without
+    // them must print to text that parses, under the bracket-nesting limit), and the parser
+    // reads '-4' as a literal in any context, so the tree survives the round trip. Two minus
+    // signs are kept apart by a space ("- -x", "- -4") only so they do not read as a decrement.
+    if (e.unaryOp == UnaryOp::Neg &&
+        ((e.children[0]->kind == ExprKind::Unary && e.children[0]->unaryOp == UnaryOp::Neg) ||
+         (e.children[0]->kind == ExprKind::Int && e.children[0]->intValue < 0) ||
+         (e.children[0]->kind == ExprKind::Float && std::signbit(e.children[0]->floatValue))))
+      out += ' ';
+    printOperand(*e.children[0], 7, out);
     return;
   case ExprKind::Binary: {
     int prec = precedence(e.binaryOp);
