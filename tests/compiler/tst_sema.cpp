@@ -218,6 +218,25 @@ private Q_SLOTS:
   }
 
   // The shared helper itself, including a start whose last element would overflow 64 bits.
+  void extentsSaturate() {
+    // fuzz_parse: grid tiles=[16, INT64_MAX] overflowed the tile count (signed overflow).
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    sema::GridInfo grid;
+    grid.tiles = {16, kMax};
+    QCOMPARE(grid.tileCount(), kMax);
+    grid.tiles = {-16, kMax};
+    QCOMPARE(grid.tileCount(), std::numeric_limits<std::int64_t>::min());
+    grid.tiles = {16, 1024};
+    QCOMPARE(grid.tileCount(), std::int64_t(16384));
+    sema::BufferInfo buf;
+    buf.dtype = ir::DType::BF16;
+    buf.shape = {kMax / 4, 8};
+    QCOMPARE(buf.elements(), kMax);
+    QCOMPARE(buf.stageBytes(), kMax / 8 + 1);
+    buf.shape = {3, 5};
+    QCOMPARE(buf.stageBytes(), std::int64_t(30));
+  }
+
   void checkInBoundsHelper_data() {
     QTest::addColumn<qint64>("lo");
     QTest::addColumn<qint64>("hi");

@@ -3,25 +3,40 @@
 #include "cake/Sema/KernelModel.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace cake::sema {
+
+namespace {
+/// a * b, saturated to the int64 range: extents come from the kernel text, and an absurd one
+/// (fuzz_parse: grid tiles=[16, 9223372036854775807]) must give a huge figure that later checks
+/// refuse, not signed overflow.
+std::int64_t saturatingMul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (!__builtin_mul_overflow(a, b, &r))
+    return r;
+  return (a < 0) != (b < 0) ? std::numeric_limits<std::int64_t>::min()
+                            : std::numeric_limits<std::int64_t>::max();
+}
+} // namespace
 
 std::int64_t GridInfo::tileCount() const {
   std::int64_t n = 1;
   for (std::int64_t t : tiles)
-    n *= t;
+    n = saturatingMul(n, t);
   return n;
 }
 
 std::int64_t BufferInfo::elements() const {
   std::int64_t n = 1;
   for (std::int64_t d : shape)
-    n *= d;
+    n = saturatingMul(n, d);
   return n;
 }
 
 std::int64_t BufferInfo::stageBytes() const {
-  return (elements() * ir::info(dtype).bits + 7) / 8;
+  std::int64_t bits = saturatingMul(elements(), ir::info(dtype).bits);
+  return bits > std::numeric_limits<std::int64_t>::max() - 7 ? bits / 8 + 1 : (bits + 7) / 8;
 }
 
 const RoleInfo* KernelModel::role(std::string_view n) const {
