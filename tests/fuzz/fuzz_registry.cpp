@@ -17,6 +17,7 @@
 #include "cake/Registry/InlinePtx.h"
 #include "cake/Registry/Registry.h"
 #include "cake/Support/Diagnostic.h"
+#include "cake/Support/Json.h"
 #include "cake/Support/SourceManager.h"
 #include "cake/Target/Target.h"
 
@@ -212,18 +213,10 @@ std::vector<std::string> declaredNames(const std::string& doc) {
   return out;
 }
 
+/// The content of a JSON string literal for `s` (the project's own escaping, without quotes).
 std::string jsonEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
+  std::string quoted = cake::json::quote(s);
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 /// One structural edit of template text (unescaped; the caller escapes it).
