@@ -381,12 +381,13 @@ private:
       int node = nodeOf(ev.role, ev.op);
       if (node < 0)
         continue;
+      const std::string barrier(trace.barrier(ev));
       switch (ev.kind) {
       case verify::TraceEvent::Kind::Arrive:
       case verify::TraceEvent::Kind::ExpectTx:
       case verify::TraceEvent::Kind::CompleteTx:
       case verify::TraceEvent::Kind::Commit: {
-        auto& list = signallers[{ev.barrier, ev.element, ev.phase}];
+        auto& list = signallers[{barrier, ev.element, ev.phase}];
         auto item = std::make_pair(node, mechanismOf(ev.kind));
         if (std::find(list.begin(), list.end(), item) == list.end())
           list.push_back(item);
@@ -395,12 +396,12 @@ private:
       case verify::TraceEvent::Kind::Wait: {
         if (ev.phase < 0)
           break; // a fresh barrier's first pass: nobody released it
-        auto it = signallers.find({ev.barrier, ev.element, ev.phase});
+        auto it = signallers.find({barrier, ev.element, ev.phase});
         if (it == signallers.end())
           break;
-        const sema::BarrierInfo* b = m.barrier(ev.barrier);
+        const sema::BarrierInfo* b = m.barrier(barrier);
         for (auto [from, mech] : it->second) {
-          SyncAgg& a = agg[{from, node, ev.barrier}];
+          SyncAgg& a = agg[{from, node, barrier}];
           if (ev.element >= 0)
             a.elements.insert(ev.element);
           a.phases.insert(ev.phase);
@@ -412,7 +413,7 @@ private:
         break;
       }
       case verify::TraceEvent::Kind::Sync: {
-        auto& group = rendezvous[{ev.barrier, ev.start}];
+        auto& group = rendezvous[{barrier, ev.start}];
         if (std::find(group.begin(), group.end(), node) == group.end())
           group.push_back(node);
         break;

@@ -26,8 +26,12 @@ QVector<int> TimelineData::blocksInRange(int lane, qint64 from, qint64 to) const
 
 namespace {
 
-QString element(const verify::TraceEvent& e) {
-  QString name = QString::fromStdString(e.barrier);
+QString text(std::string_view s) {
+  return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+QString element(const verify::Trace& trace, const verify::TraceEvent& e) {
+  QString name = text(trace.barrier(e));
   return e.element >= 0 ? QStringLiteral("%1[%2]").arg(name).arg(e.element) : name;
 }
 
@@ -58,7 +62,7 @@ TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& dat
     const verify::TraceEvent& e = trace[i];
     qint64 time = qint64(e.time);
     int lane = int(e.role);
-    QString context = QString::fromStdString(e.context);
+    QString context = text(trace.context(e));
     switch (e.kind) {
     case verify::TraceEvent::Kind::Issue: {
       if (lane >= 0 && lane < lastIssue.size()) {
@@ -90,8 +94,8 @@ TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& dat
         b.lane = lane;
         b.op = int(e.op);
         b.event = int(i);
-        b.label = wait ? QStringLiteral("wait %1 p%2").arg(element(e)).arg(e.parity)
-                       : QStringLiteral("sync %1").arg(QString::fromStdString(e.barrier));
+        b.label = wait ? QStringLiteral("wait %1 p%2").arg(element(trace, e)).arg(e.parity)
+                       : QStringLiteral("sync %1").arg(text(trace.barrier(e)));
         b.context = context;
         t.blocks << b;
       }
@@ -104,7 +108,7 @@ TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& dat
         f.toTime = time;
         f.fromLane = int(c.role);
         f.toLane = lane;
-        f.label = QStringLiteral("%1 φ%2 p%3").arg(element(e)).arg(e.phase).arg(e.parity);
+        f.label = QStringLiteral("%1 φ%2 p%3").arg(element(trace, e)).arg(e.phase).arg(e.parity);
         t.flows << f;
       }
       break;
@@ -119,23 +123,23 @@ TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& dat
       switch (e.kind) {
       case verify::TraceEvent::Kind::Arrive:
         mk.kind = TimelineMark::Kind::Arrive;
-        what = QStringLiteral("arrive %1 φ%2 +%3").arg(element(e)).arg(e.phase).arg(e.amount);
+        what = QStringLiteral("arrive %1 φ%2 +%3").arg(element(trace, e)).arg(e.phase).arg(e.amount);
         break;
       case verify::TraceEvent::Kind::ExpectTx:
         mk.kind = TimelineMark::Kind::ExpectTx;
-        what = QStringLiteral("expect_tx %1 φ%2 %3 B").arg(element(e)).arg(e.phase).arg(e.amount);
+        what = QStringLiteral("expect_tx %1 φ%2 %3 B").arg(element(trace, e)).arg(e.phase).arg(e.amount);
         break;
       case verify::TraceEvent::Kind::CompleteTx:
         mk.kind = TimelineMark::Kind::CompleteTx;
-        what = QStringLiteral("complete_tx %1 φ%2 %3 B").arg(element(e)).arg(e.phase).arg(e.amount);
+        what = QStringLiteral("complete_tx %1 φ%2 %3 B").arg(element(trace, e)).arg(e.phase).arg(e.amount);
         break;
       case verify::TraceEvent::Kind::Commit:
         mk.kind = TimelineMark::Kind::Commit;
-        what = QStringLiteral("commit %1 φ%2").arg(element(e)).arg(e.phase);
+        what = QStringLiteral("commit %1 φ%2").arg(element(trace, e)).arg(e.phase);
         break;
       default:
         mk.kind = TimelineMark::Kind::PhaseDone;
-        what = QStringLiteral("phase %1 of %2 complete").arg(e.phase).arg(element(e));
+        what = QStringLiteral("phase %1 of %2 complete").arg(e.phase).arg(element(trace, e));
         break;
       }
       mk.label = what;

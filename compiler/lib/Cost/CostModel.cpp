@@ -682,9 +682,9 @@ private:
     return nullptr;
   }
 
-  void contribute(const verify::TraceEvent& e, double time, bool data, double ideal = -1,
-                  std::size_t causeOp = SIZE_MAX) {
-    Pending& p = m_pending[{e.barrier, e.element}];
+  void contribute(const verify::TraceEvent& e, const std::string& barrier, double time, bool data,
+                  double ideal = -1, std::size_t causeOp = SIZE_MAX) {
+    Pending& p = m_pending[{barrier, e.element}];
     if (time >= p.max)
       p.maxOp = causeOp == SIZE_MAX ? e.op : causeOp;
     p.max = std::max(p.max, time);
@@ -841,6 +841,7 @@ private:
     if (e.role >= m_tl->roles.size() || e.op >= m_p.ops.size())
       return;
     RoleState& R = m_tl->roles[e.role];
+    const std::string barrier(m_p.check->verification.trace.barrier(e));
     using K = verify::TraceEvent::Kind;
     switch (e.kind) {
     case K::Issue:
@@ -849,7 +850,7 @@ private:
       break;
     case K::Wait: {
       if (e.cause < 0)
-        m_tl->barriers[e.barrier].releasedFresh = true;
+        m_tl->barriers[barrier].releasedFresh = true;
       double ready = e.cause >= 0 && std::size_t(e.cause) < m_done.size()
                          ? m_done[std::size_t(e.cause)] + m_r.wake
                          : 0.0;
@@ -857,19 +858,19 @@ private:
         std::size_t causeOp = e.op;
         if (auto it = m_causeOp.find(std::size_t(e.cause)); it != m_causeOp.end())
           causeOp = it->second;
-        stall(e.role, "barrier " + e.barrier, ready - R.t, e.op, causeOp);
+        stall(e.role, "barrier " + barrier, ready - R.t, e.op, causeOp);
         R.t = ready;
       }
       break;
     }
     case K::Sync: {
-      std::int64_t n = e.barrier == "cta" ? R.ctaSyncs++ : R.namedSyncs[e.barrier]++;
-      auto key = std::make_pair(e.barrier, n);
+      std::int64_t n = barrier == "cta" ? R.ctaSyncs++ : R.namedSyncs[barrier]++;
+      auto key = std::make_pair(barrier, n);
       auto it = m_rendezvous.find(key);
       if (it == m_rendezvous.end()) {
         double t = 0;
         std::size_t last = e.op;
-        for (std::size_t r : participants(e.barrier))
+        for (std::size_t r : participants(barrier))
           if (m_tl->roles[r].t >= t) {
             t = m_tl->roles[r].t;
             last = m_tl->roles[r].lastOp;
@@ -879,7 +880,7 @@ private:
       }
       if (it->second > R.t) {
         double own = R.t + m_r.ctaSync;
-        stall(e.role, "sync " + e.barrier, it->second - own, e.op, m_lastArrival[key]);
+        stall(e.role, "sync " + barrier, it->second - own, e.op, m_lastArrival[key]);
         R.busy += std::min(m_r.ctaSync, it->second - R.t);
         R.t = it->second;
       }
@@ -887,27 +888,27 @@ private:
     }
     case K::Arrive:
     case K::ExpectTx:
-      contribute(e, R.t, false);
+      contribute(e, barrier, R.t, false);
       break;
     case K::CompleteTx:
-      contribute(e, R.lastAsync, true, R.lastIdeal);
+      contribute(e, barrier, R.lastAsync, true, R.lastIdeal);
       break;
     case K::Commit: {
       const OpStatic& s = m_p.ops[e.op];
       auto it = R.groups.find(std::string(s.commitArrivesGroup));
       bool pending = it != R.groups.end() && it->second.maxDone > R.t;
-      contribute(e, pending ? it->second.maxDone : R.t, true, -1,
+      contribute(e, barrier, pending ? it->second.maxDone : R.t, true, -1,
                  pending ? it->second.maxOp : SIZE_MAX);
       break;
     }
     case K::PhaseDone: {
-      auto it = m_pending.find({e.barrier, e.element});
+      auto it = m_pending.find({barrier, e.element});
       Pending p = it != m_pending.end() ? it->second : Pending{R.t, R.t, false};
       if (it != m_pending.end())
         m_pending.erase(it);
       m_done[index] = p.max;
       m_causeOp[index] = p.maxOp;
-      PhaseStats& st = m_tl->barriers[e.barrier];
+      PhaseStats& st = m_tl->barriers[barrier];
       st.data |= p.data;
       if (std::isfinite(p.first)) {
         st.latencySum += std::max(0.0, p.idealMax - p.first);

@@ -52,8 +52,8 @@ void writeAnalysisJson(json::Writer& w, const CheckResult& r, std::size_t maxEve
     w.key("role").value(m.roles[e.role].name);
     w.key("op").value(m.ops[e.op].primitive->name);
     w.key("line").value(lineOf(r, e.op));
-    if (!e.barrier.empty()) {
-      w.key("barrier").value(e.barrier);
+    if (std::string_view barrier = v.trace.barrier(e); !barrier.empty()) {
+      w.key("barrier").value(barrier);
       if (e.element >= 0)
         w.key("slot").value(e.element);
     }
@@ -65,7 +65,7 @@ void writeAnalysisJson(json::Writer& w, const CheckResult& r, std::size_t maxEve
       w.key("amount").value(e.amount);
     if (e.cause >= 0)
       w.key("released_by").value(e.cause);
-    w.key("context").value(e.context);
+    w.key("context").value(v.trace.context(e));
     w.endObject();
   }
   w.endArray();
@@ -128,24 +128,25 @@ std::string toChromeTrace(const CheckResult& r, std::size_t maxEvents) {
     const verify::TraceEvent& e = trace[i];
     std::uint64_t tid = e.role;
     const std::string& op = m.ops[e.op].primitive->name;
+    const std::string barrier(trace.barrier(e));
     switch (e.kind) {
     case verify::TraceEvent::Kind::Issue:
       w.beginObject().key("ph").value("X").key("pid").value(1).key("tid").value(tid);
       w.key("name").value(op).key("cat").value(m.ops[e.op].primitive->category);
       w.key("ts").value(static_cast<std::uint64_t>(e.time)).key("dur").value(1);
-      w.key("args").beginObject().key("line").value(lineOf(r, e.op)).key("context").value(e.context).endObject();
+      w.key("args").beginObject().key("line").value(lineOf(r, e.op)).key("context").value(trace.context(e)).endObject();
       w.endObject();
       break;
     case verify::TraceEvent::Kind::Wait:
     case verify::TraceEvent::Kind::Sync: {
-      std::string name = (e.kind == verify::TraceEvent::Kind::Wait ? "wait " : "sync ") + e.barrier +
+      std::string name = (e.kind == verify::TraceEvent::Kind::Wait ? "wait " : "sync ") + barrier +
                          (e.element >= 0 ? "[" + std::to_string(e.element) + "]" : "");
       w.beginObject().key("ph").value("X").key("pid").value(1).key("tid").value(tid);
       w.key("name").value(name).key("cat").value("barrier");
       w.key("ts").value(static_cast<std::uint64_t>(e.start));
       w.key("dur").value(static_cast<std::uint64_t>(std::max<std::uint64_t>(1, e.time - e.start)));
       w.key("args").beginObject().key("phase").value(e.phase).key("parity").value(e.parity)
-          .key("context").value(e.context).endObject();
+          .key("context").value(trace.context(e)).endObject();
       w.endObject();
       if (e.kind == verify::TraceEvent::Kind::Wait && e.cause >= 0 &&
           std::size_t(e.cause) < n) {
@@ -154,18 +155,18 @@ std::string toChromeTrace(const CheckResult& r, std::size_t maxEvents) {
         std::string id = std::to_string(i);
         w.beginObject().key("ph").value("s").key("pid").value(1);
         w.key("tid").value(static_cast<std::uint64_t>(c.role)).key("ts").value(static_cast<std::uint64_t>(c.time));
-        w.key("name").value("phase " + std::to_string(e.phase) + " of " + e.barrier);
+        w.key("name").value("phase " + std::to_string(e.phase) + " of " + barrier);
         w.key("cat").value("barrier").key("id").value(id).endObject();
         w.beginObject().key("ph").value("f").key("bp").value("e").key("pid").value(1);
         w.key("tid").value(tid).key("ts").value(static_cast<std::uint64_t>(e.time));
-        w.key("name").value("phase " + std::to_string(e.phase) + " of " + e.barrier);
+        w.key("name").value("phase " + std::to_string(e.phase) + " of " + barrier);
         w.key("cat").value("barrier").key("id").value(id).endObject();
       }
       break;
     }
     default: {
       w.beginObject().key("ph").value("i").key("s").value("t").key("pid").value(1).key("tid").value(tid);
-      w.key("name").value(std::string(verify::toString(e.kind)) + " " + e.barrier +
+      w.key("name").value(std::string(verify::toString(e.kind)) + " " + barrier +
                           (e.element >= 0 ? "[" + std::to_string(e.element) + "]" : ""));
       w.key("cat").value("barrier").key("ts").value(static_cast<std::uint64_t>(e.time));
       w.key("args").beginObject().key("phase").value(e.phase).key("amount").value(e.amount).endObject();

@@ -287,9 +287,7 @@ private:
     // The step executes.
     ++m_time;
     ++rs.clock[r];
-    std::size_t issueEvent = m_ctx.result.trace.size();
     record(TraceEvent::Kind::Issue, r, s, "", -1, -1, -1, 0);
-    (void)issueEvent;
     for (const reg::EffectDef& e : op.primitive->effects) {
       const StepOperand* so = operandOf(s, e);
       switch (e.kind) {
@@ -460,16 +458,16 @@ private:
     return true;
   }
 
-  TraceEvent& record(TraceEvent::Kind kind, std::size_t r, const Step& s, std::string barrier,
+  TraceEvent& record(TraceEvent::Kind kind, std::size_t r, const Step& s, std::string_view barrier,
                      std::int64_t element, std::int64_t phase, std::int64_t parity,
                      std::int64_t amount) {
     TraceEvent ev;
     ev.kind = kind;
     ev.time = m_time;
     ev.start = m_time;
-    ev.role = r;
-    ev.op = s.op;
-    ev.barrier = std::move(barrier);
+    ev.role = static_cast<std::uint32_t>(r);
+    ev.op = static_cast<std::uint32_t>(s.op);
+    ev.barrierText = barrier.empty() ? 0 : m_ctx.result.trace.intern(barrier);
     ev.element = element;
     ev.phase = phase;
     ev.parity = parity;
@@ -478,10 +476,9 @@ private:
     std::uint64_t key = (std::uint64_t(r) << 48) ^ s.iteration;
     auto it = m_contexts.find(key);
     if (it == m_contexts.end())
-      it = m_contexts.emplace(key, m_ctx.context(s)).first;
-    ev.context = it->second;
-    m_ctx.result.trace.push_back(std::move(ev));
-    return m_ctx.result.trace.back();
+      it = m_contexts.emplace(key, m_ctx.result.trace.add(m_ctx.context(s))).first;
+    ev.contextText = it->second;
+    return m_ctx.result.trace.push_back(ev);
   }
 
   void checkInit(std::size_t r, const Step& s, const StepOperand& so, const sema::OpInfo& op,
@@ -1118,7 +1115,7 @@ private:
   std::vector<std::uint64_t> m_agentCount;  ///< stamps handed out per agent component
   std::vector<AgentWrite> m_agentWrites;
   std::map<std::pair<std::size_t, std::int64_t>, std::pair<const Step*, std::int64_t>> m_lastWait;
-  std::unordered_map<std::uint64_t, std::string> m_contexts;
+  std::unordered_map<std::uint64_t, std::uint32_t> m_contexts; ///< trace text per iteration
   std::map<std::size_t, std::vector<ViewAccess>> m_viewAccesses;
   std::uint64_t m_time = 0;
 };

@@ -7,6 +7,20 @@
 
 namespace cake::verify {
 
+std::uint32_t Trace::intern(std::string_view text) {
+  auto it = m_index.find(text);
+  if (it != m_index.end())
+    return it->second;
+  std::uint32_t index = add(std::string(text));
+  m_index.emplace(std::string(text), index);
+  return index;
+}
+
+std::uint32_t Trace::add(std::string text) {
+  m_texts.push_back(std::move(text));
+  return static_cast<std::uint32_t>(m_texts.size() - 1);
+}
+
 std::string_view toString(TraceEvent::Kind kind) {
   switch (kind) {
   case TraceEvent::Kind::Issue:

@@ -10,7 +10,11 @@
 #include "cake/Verify/Rules.h"
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace cake::verify {
@@ -27,6 +31,8 @@ struct VerifyOptions {
 };
 
 /// One event of the simulated execution (logical time; one lane per role).
+/// Laid out in 80 bytes: a 50 MB kernel records millions of events. Its barrier name and its
+/// context text are kept once in the Trace's string table (Trace::barrier, Trace::context).
 struct TraceEvent {
   enum class Kind : std::uint8_t {
     Issue,      ///< an operation starts
@@ -39,19 +45,62 @@ struct TraceEvent {
     PhaseDone,  ///< a barrier phase completed
   };
   Kind kind = Kind::Issue;
+  std::uint32_t role = 0;
+  std::uint32_t op = 0;          ///< index into KernelModel::ops
+  std::uint32_t barrierText = 0; ///< Trace string: the barrier ("" for an Issue)
+  std::uint32_t contextText = 0; ///< Trace string: loop values and pipeline counters
   std::uint64_t time = 0;
   std::uint64_t start = 0; ///< Wait/Sync: when the role started waiting
-  std::size_t role = 0;
-  std::size_t op = 0; ///< index into KernelModel::ops
-  std::string barrier;
   std::int64_t element = -1;
   std::int64_t phase = -1;  ///< phase counted toward (arrivals) or observed (wait)
   std::int64_t parity = -1; ///< Wait
   std::int64_t amount = 0;  ///< arrivals or bytes
   /// Wait: the trace index of the PhaseDone event it observed (a flow arrow), or -1.
   std::int64_t cause = -1;
-  /// Pipeline counters and loop values at the step, e.g. "t=0 k=3 ring=3".
-  std::string context;
+};
+
+/// The events of the simulated execution in order, with the texts they refer to.
+/// Events live in a deque: growing never copies them nor holds two copies at once, and a
+/// reference to an event stays valid while later events are recorded.
+class Trace {
+public:
+  using Events = std::deque<TraceEvent>;
+
+  std::size_t size() const { return m_events.size(); }
+  bool empty() const { return m_events.empty(); }
+  const TraceEvent& operator[](std::size_t i) const { return m_events[i]; }
+  TraceEvent& operator[](std::size_t i) { return m_events[i]; }
+  const TraceEvent& back() const { return m_events.back(); }
+  TraceEvent& back() { return m_events.back(); }
+  Events::const_iterator begin() const { return m_events.begin(); }
+  Events::const_iterator end() const { return m_events.end(); }
+  TraceEvent& push_back(const TraceEvent& e) {
+    m_events.push_back(e);
+    return m_events.back();
+  }
+
+  /// The index of `text` in the string table (added once: for the few barrier names).
+  std::uint32_t intern(std::string_view text);
+  /// Adds `text` to the string table without looking for an equal one (the caller keeps the
+  /// index of texts it reuses, e.g. one context per loop iteration).
+  std::uint32_t add(std::string text);
+  std::string_view text(std::uint32_t index) const {
+    return index < m_texts.size() ? std::string_view(m_texts[index]) : std::string_view();
+  }
+  /// The barrier an event names ("cta", a named barrier, an mbarrier) or "".
+  std::string_view barrier(const TraceEvent& e) const { return text(e.barrierText); }
+  /// Pipeline counters and loop values at the event's step, e.g. "t=0 k=3 ring=3".
+  std::string_view context(const TraceEvent& e) const { return text(e.contextText); }
+
+private:
+  Events m_events;
+  std::vector<std::string> m_texts{std::string()}; ///< index 0: ""
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::uint32_t, TextHash, std::equal_to<>> m_index{
+      {std::string(), 0}};
 };
 
 std::string_view toString(TraceEvent::Kind kind);
@@ -113,7 +162,7 @@ struct VerifyResult {
   std::int64_t tilesAnalysed = 0;
   bool boundReached = false;
   bool deadlock = false;
-  std::vector<TraceEvent> trace;
+  Trace trace;
   std::vector<BarrierSummary> barriers;
   ResourceSummary resources;
   /// Shared-memory access patterns of the bank-conflict model (for the layout view).
