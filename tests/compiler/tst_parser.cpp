@@ -55,7 +55,7 @@ private Q_SLOTS:
     QCOMPARE(k.decls.size(), std::size_t(5));
     QCOMPARE(k.body.size(), std::size_t(1));
     QCOMPARE(k.trivia.leadingComments.size(), std::size_t(1));
-    QVERIFY(k.body[0]->trivia.blankLineBefore);
+    QVERIFY(k.body[0]->trivia().blankLineBefore);
     const ir::Stmt& loop = *k.body[0]->body[0];
     QCOMPARE(int(loop.kind), int(ir::StmtKind::For));
     const ir::Stmt& op = *loop.body[0];
@@ -240,6 +240,67 @@ private Q_SLOTS:
     QCOMPARE(k.closingComments.size(), std::size_t(1));
     QCOMPARE(QString::fromStdString(k.closeComment), QStringLiteral(" end"));
     QCOMPARE(p->module.trailingComments.size(), std::size_t(1));
+  }
+
+  // A block's closing comments live in its out-of-line StmtBlock; an operation has none.
+  void blockPartsAttach() {
+    auto p = parse("kernel k target=sm_80 {\n  role main warps=0..1\n  on main {  // on\n"
+                   "    for i in 0..2 {\n      cta.sync\n      // inner end\n    }  // for\n"
+                   "  }\n}\n");
+    QVERIFY2(p->diags.empty(), qPrintable(test::messages(p->diags)));
+    const ir::Stmt& on = *p->module.kernel->body[0];
+    QCOMPARE(on.block().roles.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(on.block().roles[0].name), QStringLiteral("main"));
+    const ir::Stmt& loop = *on.body[0];
+    QCOMPARE(QString::fromStdString(loop.block().loopVar.name), QStringLiteral("i"));
+    QVERIFY(loop.block().loopRange != nullptr);
+    QCOMPARE(loop.block().closingComments.size(), std::size_t(1));
+    QVERIFY(loop.block().hasCloseComment);
+    QCOMPARE(QString::fromStdString(loop.block().closeComment), QStringLiteral(" for"));
+    const ir::Stmt& op = *loop.body[0];
+    QCOMPARE(op.kind, ir::StmtKind::Op);
+    QVERIFY(op.block().roles.empty());
+    QVERIFY(op.block().loopRange == nullptr);
+  }
+
+  // ExprList keeps two children inline and more on the heap; every count keeps its order
+  // through growth, moves and clear().
+  void exprListGrowsAndMoves_data() {
+    QTest::addColumn<int>("count");
+    for (int n : {0, 1, 2, 3, 4, 5, 9})
+      QTest::addRow("%d children", n) << n;
+  }
+  void exprListGrowsAndMoves() {
+    QFETCH(int, count);
+    ir::ExprList list;
+    for (int i = 0; i < count; ++i) {
+      auto e = std::make_unique<ir::Expr>();
+      e->intValue = i;
+      list.push_back(std::move(e));
+    }
+    auto check = [&](const ir::ExprList& l) {
+      QCOMPARE(l.size(), std::size_t(count));
+      QCOMPARE(l.empty(), count == 0);
+      int i = 0;
+      for (const ir::ExprPtr& c : l)
+        QCOMPARE(c->intValue, std::int64_t(i++));
+      QCOMPARE(i, count);
+    };
+    check(list);
+    ir::ExprList moved(std::move(list));
+    check(moved);
+    QCOMPARE(list.size(), std::size_t(0));
+    list.push_back(std::make_unique<ir::Expr>()); // a moved-from list is usable
+    QCOMPARE(list.size(), std::size_t(1));
+    list = std::move(moved);
+    check(list);
+    if (count > 0) { // moving a child out leaves its slot (the size stays), like a vector
+      ir::ExprPtr first = std::move(list[0]);
+      QCOMPARE(list.size(), std::size_t(count));
+      QVERIFY(list[0] == nullptr);
+    }
+    list.clear();
+    QCOMPARE(list.size(), std::size_t(0));
   }
 };
 

@@ -181,7 +181,13 @@ private Q_SLOTS:
       else if (i % 5000 == 2)
         r = {4, i, i + 1}; // another file
       else if (i == 9000)
-        r = {3, 0xffffffffu, 0xffffffffu}; // the compact form's marker, as a real range
+        r = {3, 0xffffffffu, 0xffffffffu}; // an offset near the 4 GiB limit
+      else if (i == 9001)
+        r = {3, 10, 10 + 65535}; // one byte too long for the compact form's length
+      else if (i == 9002)
+        r = {3, 10, 10 + 65534}; // the longest compact range
+      else if (i == 9003)
+        r = {3, 500, 400}; // reversed: kept exactly, not as a huge length
       given.push_back(r);
       QCOMPARE(map.add(r), ir::NodeId(i + 1));
     }

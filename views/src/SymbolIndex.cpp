@@ -121,15 +121,15 @@ private:
       attributes(s.attributes);
       return;
     case ir::StmtKind::On:
-      for (const ir::Ident& role : s.roles)
+      for (const ir::Ident& role : s.block().roles)
         use(role.name, role.id);
       break;
     case ir::StmtKind::For: {
-      if (s.loopRange)
-        expr(*s.loopRange);
+      if (s.block().loopRange)
+        expr(*s.block().loopRange);
       attributes(s.attributes);
-      SymbolDef def{QString::fromStdString(s.loopVar.name), QStringLiteral("for"),
-                    span(s.loopVar.id), span(s.id)};
+      SymbolDef def{QString::fromStdString(s.block().loopVar.name), QStringLiteral("for"),
+                    span(s.block().loopVar.id), span(s.id)};
       m_out.defs.push_back(def);
       int index = int(m_out.defs.size()) - 1;
       if (def.nameSpan.valid())

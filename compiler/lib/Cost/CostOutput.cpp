@@ -248,7 +248,7 @@ std::string renderText(const Estimate& e, const SourceManager& sources, const st
   for (std::size_t i : e.bottleneckOps) {
     const OpCost& oc = e.perOp[i];
     out += "    " + fmt("%5.1f%%", oc.share * 100) + "  " + where(oc.range, sources) + " " +
-           oc.primitive + " (" + join(oc.roles, ", ") + ")\n";
+           oc.primitive + " (" + join(oc.roles.items(), ", ") + ")\n";
   }
   const Launch& L = e.launch;
   out += "  launch: " + std::to_string(L.ctas) + " CTAs" + (L.persistent ? " (persistent)" : "") +

@@ -219,8 +219,10 @@ bool equal(const Decl& a, const Decl& b) {
 bool equal(const std::vector<StmtPtr>& a, const std::vector<StmtPtr>& b);
 
 bool equal(const Stmt& a, const Stmt& b) {
-  if (a.kind != b.kind || !equal(a.trivia, b.trivia) || a.closingComments != b.closingComments ||
-      a.hasCloseComment != b.hasCloseComment || a.closeComment != b.closeComment)
+  const StmtBlock& ab = a.block();
+  const StmtBlock& bb = b.block();
+  if (a.kind != b.kind || !equal(a.trivia(), b.trivia()) || ab.closingComments != bb.closingComments ||
+      ab.hasCloseComment != bb.hasCloseComment || ab.closeComment != bb.closeComment)
     return false;
   switch (a.kind) {
   case StmtKind::Op:
@@ -231,13 +233,13 @@ bool equal(const Stmt& a, const Stmt& b) {
         return false;
     return equal(a.attributes, b.attributes);
   case StmtKind::For:
-    return a.loopVar.name == b.loopVar.name && equalOpt(a.loopRange, b.loopRange) &&
+    return ab.loopVar.name == bb.loopVar.name && equalOpt(ab.loopRange, bb.loopRange) &&
            equal(a.attributes, b.attributes) && equal(a.body, b.body);
   case StmtKind::On:
-    if (a.roles.size() != b.roles.size())
+    if (ab.roles.size() != bb.roles.size())
       return false;
-    for (std::size_t i = 0; i < a.roles.size(); ++i)
-      if (a.roles[i].name != b.roles[i].name)
+    for (std::size_t i = 0; i < ab.roles.size(); ++i)
+      if (ab.roles[i].name != bb.roles[i].name)
         return false;
     return equal(a.body, b.body);
   }
@@ -277,6 +279,31 @@ const Attribute* Decl::attribute(std::string_view key) const {
 }
 const Attribute* Stmt::attribute(std::string_view key) const {
   return findAttribute(attributes, key);
+}
+const StmtBlock& Stmt::block() const {
+  static const StmtBlock kNone;
+  return m_block ? *m_block : kNone;
+}
+const Trivia& Stmt::trivia() const {
+  static const Trivia kNone;
+  return m_trivia ? *m_trivia : kNone;
+}
+Trivia& Stmt::mutableTrivia() {
+  if (!m_trivia)
+    m_trivia = std::make_unique<Trivia>();
+  return *m_trivia;
+}
+void Stmt::setTrivia(Trivia t) {
+  if (t.leadingComments.empty() && t.trailingComment.empty() && !t.blankLineBefore &&
+      !t.hasTrailingComment)
+    m_trivia.reset();
+  else
+    m_trivia = std::make_unique<Trivia>(std::move(t));
+}
+StmtBlock& Stmt::mutableBlock() {
+  if (!m_block)
+    m_block = std::make_unique<StmtBlock>();
+  return *m_block;
 }
 const Attribute* Kernel::attribute(std::string_view key) const {
   return findAttribute(attributes, key);

@@ -263,7 +263,7 @@ private:
   }
 
   void printStmt(const Stmt& s, unsigned level) {
-    leading(s.trivia, level);
+    leading(s.trivia(), level);
     indent(level);
     switch (s.kind) {
     case StmtKind::Op:
@@ -273,31 +273,31 @@ private:
         printOperandRef(s.operands[i]);
       }
       attributes(s.attributes);
-      lineEnd(s.trivia);
+      lineEnd(s.trivia());
       return;
     case StmtKind::For:
       m_out += "for ";
-      m_out += s.loopVar.name;
+      m_out += s.block().loopVar.name;
       m_out += " in ";
-      if (s.loopRange)
-        printExpr(*s.loopRange, m_out);
+      if (s.block().loopRange)
+        printExpr(*s.block().loopRange, m_out);
       attributes(s.attributes);
       m_out += " {";
       break;
     case StmtKind::On:
       m_out += "on ";
-      for (std::size_t i = 0; i < s.roles.size(); ++i) {
+      for (std::size_t i = 0; i < s.block().roles.size(); ++i) {
         if (i)
           m_out += ", ";
-        m_out += s.roles[i].name;
+        m_out += s.block().roles[i].name;
       }
       m_out += " {";
       break;
     }
-    lineEnd(s.trivia);
+    lineEnd(s.trivia());
     for (const StmtPtr& child : s.body)
       printStmt(*child, level + 1);
-    closeBrace(level, s.closingComments, s.hasCloseComment, s.closeComment);
+    closeBrace(level, s.block().closingComments, s.block().hasCloseComment, s.block().closeComment);
   }
 
   std::string m_out;

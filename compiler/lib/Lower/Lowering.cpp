@@ -847,7 +847,7 @@ bool Lowerer::smallLoop(const ir::Stmt& loop, const sema::LoopInfo& info) const 
 bool Lowerer::loopNeedsUnroll(const ir::Stmt& loop) const {
   // A loop variable that selects registers must be a compile-time value: registers cannot be
   // indexed at run time without spilling the fragment to local memory.
-  const std::string& v = loop.loopVar.name;
+  const std::string& v = loop.block().loopVar.name;
   std::function<bool(const ir::Expr&)> mentions = [&](const ir::Expr& e) {
     if (e.kind == ir::ExprKind::Name && e.text == v)
       return true;
@@ -946,7 +946,7 @@ void Lowerer::lowerLoop(const ir::Stmt& s) {
     m_role.tiles.erase(info->var);
     return;
   }
-  const ir::Expr& rangeExpr = *s.loopRange;
+  const ir::Expr& rangeExpr = *s.block().loopRange;
   ExprRef begin = rangeExpr.children.size() == 2 ? lowerExpr(*rangeExpr.children[0]) : i32(0);
   ExprRef end = rangeExpr.children.size() == 2 ? lowerExpr(*rangeExpr.children[1]) : i32(0);
   if (loopNeedsUnroll(s) || smallLoop(s, *info)) {
@@ -1089,7 +1089,7 @@ void Lowerer::lowerRole(std::size_t r) {
       if (s->kind != ir::StmtKind::On)
         continue;
       bool names = false;
-      for (const ir::Ident& id : s->roles)
+      for (const ir::Ident& id : s->block().roles)
         names |= id.name == role.name || id.name == "all";
       if (names)
         walk(s->body);

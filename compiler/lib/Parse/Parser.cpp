@@ -312,7 +312,7 @@ private:
   /// The printer puts declarations first; the first printed item never has a blank line above.
   static void normalizeFirstItem(Kernel& kernel) {
     Trivia* first = !kernel.decls.empty() ? &kernel.decls.front().trivia
-                    : !kernel.body.empty() ? &kernel.body.front()->trivia
+                    : !kernel.body.empty() ? &kernel.body.front()->mutableTrivia()
                                            : nullptr;
     if (!first)
       return;
@@ -464,9 +464,11 @@ private:
       }
       auto stmt = std::make_unique<Stmt>();
       stmt->kind = StmtKind::Op;
-      fillLeadingTrivia(stmt->trivia, peek(), firstInBlock);
+      Trivia trivia;
+      fillLeadingTrivia(trivia, peek(), firstInBlock);
       std::size_t lexErrors = m_lex.errorCount();
-      bool parsed = parseOp(*stmt) && finishLine(&stmt->trivia);
+      bool parsed = parseOp(*stmt) && finishLine(&trivia);
+      stmt->setTrivia(std::move(trivia));
       if (parsed && m_lex.errorCount() == lexErrors)
         return stmt;
       // A lexical error inside an otherwise complete line drops the line (already reported).
@@ -573,7 +575,8 @@ private:
   StmtPtr parseBlockStmt(StmtKind kind, unsigned depth, bool firstInBlock) {
     auto stmt = std::make_unique<Stmt>();
     stmt->kind = kind;
-    fillLeadingTrivia(stmt->trivia, peek(), firstInBlock);
+    Trivia trivia;
+    fillLeadingTrivia(trivia, peek(), firstInBlock);
     Token kw = take();
     bool ok = true;
     if (kind == StmtKind::On) {
@@ -584,7 +587,7 @@ private:
           break;
         }
         Token role = take();
-        stmt->roles.push_back({role.text, node(rangeOf(role))});
+        stmt->mutableBlock().roles.push_back({role.text, node(rangeOf(role))});
         if (at(Tok::Comma)) {
           take();
           continue;
@@ -593,14 +596,14 @@ private:
       }
     } else {
       Token var = take();
-      stmt->loopVar = {var.text, node(rangeOf(var))};
+      stmt->mutableBlock().loopVar = {var.text, node(rangeOf(var))};
       if (!atIdent("in")) {
         errorHere("'in' after the loop variable");
         ok = false;
       } else {
         take();
-        stmt->loopRange = parseExpr(0);
-        ok = stmt->loopRange != nullptr && parseAttributes(stmt->attributes);
+        stmt->mutableBlock().loopRange = parseExpr(0);
+        ok = stmt->block().loopRange != nullptr && parseAttributes(stmt->attributes);
       }
     }
     stmt->id = node(span(kw.begin));
@@ -613,9 +616,10 @@ private:
       return nullptr;
     }
     Token open = take();
-    if (!finishLine(&stmt->trivia)) {
+    if (!finishLine(&trivia)) {
       recoverLine(depth + 1);
     }
+    stmt->setTrivia(std::move(trivia));
     if (depth + 1 > m_options.maxBlockDepth) {
       m_diags.report(DiagId::SynNestingTooDeep, rangeOf(open),
                      "blocks nested deeper than " + std::to_string(m_options.maxBlockDepth) +
@@ -624,9 +628,11 @@ private:
       return nullptr;
     }
     Token closeTok;
-    bool closed = parseBlockBody(stmt->body, depth + 1, open, stmt->closingComments,
-                                 &stmt->closeComment, &stmt->hasCloseComment, &closeTok);
-    stmt->closeBraceId = node(closed ? rangeOf(closeTok) : SourceRange{m_file, m_lastEnd,
+    bool closed = parseBlockBody(stmt->body, depth + 1, open, stmt->mutableBlock().closingComments,
+                                 &stmt->mutableBlock().closeComment,
+                                 &stmt->mutableBlock().hasCloseComment, &closeTok);
+    stmt->body.shrink_to_fit(); // kept per block: no growth slack
+    stmt->mutableBlock().closeBraceId = node(closed ? rangeOf(closeTok) : SourceRange{m_file, m_lastEnd,
                                                                        m_lastEnd});
     return stmt;
   }

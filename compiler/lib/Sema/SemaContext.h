@@ -54,6 +54,9 @@ struct DeclAttrSpec {
 struct StmtCtx {
   std::vector<const RoleInfo*> roles;
   std::vector<std::size_t> loops; ///< indices into m_model.loops
+  /// The same two lists as every operation of the block keeps them (shared, not copied).
+  SharedList<std::string> roleNames;
+  SharedList<std::size_t> loopList;
 };
 
 /// The context every part of the checker shares: its inputs, the model being built, the symbol

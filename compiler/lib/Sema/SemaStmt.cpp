@@ -22,7 +22,7 @@ void Checker::checkTopLevel(const Stmt& s) {
 void Checker::checkOn(const Stmt& s) {
   StmtCtx ctx;
   std::set<std::string> seen;
-  for (const Ident& r : s.roles) {
+  for (const Ident& r : s.block().roles) {
     if (!seen.insert(r.name).second) {
       report(DiagId::SemDuplicateName, r.id, "role '" + r.name + "' is listed twice");
       continue;
@@ -51,6 +51,10 @@ void Checker::checkOn(const Stmt& s) {
     }
     ctx.roles.push_back(info);
   }
+  std::vector<std::string> names;
+  for (const RoleInfo* info : ctx.roles)
+    names.push_back(info->name);
+  ctx.roleNames = SharedList<std::string>(std::move(names));
   for (const StmtPtr& child : s.body)
     checkStmt(*child, ctx);
 }
@@ -75,22 +79,22 @@ void Checker::checkStmt(const Stmt& s, StmtCtx& ctx) {
 void Checker::checkFor(const Stmt& s, StmtCtx& ctx) {
   LoopInfo loop;
   loop.stmt = &s;
-  loop.var = s.loopVar.name;
+  loop.var = s.block().loopVar.name;
   bool ok = true;
   if (isReservedName(loop.var) || parseDType(loop.var)) {
-    report(DiagId::SemReservedName, s.loopVar.id, "'" + loop.var + "' is reserved");
+    report(DiagId::SemReservedName, s.block().loopVar.id, "'" + loop.var + "' is reserved");
     ok = false;
   } else if (const Symbol* sym = lookup(loop.var)) {
-    Diagnostic* d = report(DiagId::SemShadowedName, s.loopVar.id,
+    Diagnostic* d = report(DiagId::SemShadowedName, s.block().loopVar.id,
                            "loop variable '" + loop.var + "' hides a declaration");
     noteDecl(d, sym->decl, "declared here");
     ok = false;
   } else if (loopFor(&ctx, loop.var)) {
-    report(DiagId::SemShadowedName, s.loopVar.id,
+    report(DiagId::SemShadowedName, s.block().loopVar.id,
            "loop variable '" + loop.var + "' hides an enclosing loop variable");
     ok = false;
   }
-  const Expr& range = *s.loopRange;
+  const Expr& range = *s.block().loopRange;
   if (range.kind == ExprKind::Name && range.text == "tiles") {
     loop.overTiles = true;
     if (!m_model.grid) {
@@ -148,9 +152,12 @@ void Checker::checkFor(const Stmt& s, StmtCtx& ctx) {
   (void)ok;
   m_model.loops.push_back(loop);
   ctx.loops.push_back(m_model.loops.size() - 1);
+  SharedList<std::size_t> outer = std::move(ctx.loopList);
+  ctx.loopList = SharedList<std::size_t>(ctx.loops);
   for (const StmtPtr& child : s.body)
     checkStmt(*child, ctx);
   ctx.loops.pop_back();
+  ctx.loopList = std::move(outer);
 }
 
 void Checker::checkOp(const Stmt& s, const StmtCtx& ctx) {
@@ -185,9 +192,8 @@ void Checker::checkOp(const Stmt& s, const StmtCtx& ctx) {
   OpInfo op;
   op.stmt = &s;
   op.primitive = prim;
-  op.loops = ctx.loops;
-  for (const RoleInfo* r : ctx.roles)
-    op.roles.push_back(r->name);
+  op.loops = ctx.loopList;
+  op.roles = ctx.roleNames;
   bool ok = true;
   // Operand count.
   std::size_t minCount = prim->requiredOperandCount(), maxCount = prim->operands.size();

@@ -122,7 +122,7 @@ private:
   std::unordered_map<const ir::Stmt*, Transfer> m_memo; ///< loop body summaries of m_role
 
   static bool names(const ir::Stmt& on, const std::string& role) {
-    return std::any_of(on.roles.begin(), on.roles.end(),
+    return std::any_of(on.block().roles.begin(), on.block().roles.end(),
                        [&](const ir::Ident& id) { return id.name == role || id.name == "all"; });
   }
 

@@ -127,7 +127,7 @@ public:
 
 private:
   static bool names(const Stmt& on, const std::string& role) {
-    for (const Ident& r : on.roles)
+    for (const Ident& r : on.block().roles)
       if (r.name == role || r.name == "all")
         return true;
     return false;

@@ -61,7 +61,7 @@ struct LevelBytes {
 struct OpCost {
   std::size_t op = 0; ///< index into KernelModel::ops
   std::string primitive;
-  std::vector<std::string> roles;
+  SharedList<std::string> roles;
   SourceRange range;
   std::string costClass;       ///< the primitive's cost class (tensor, tma, global_memory, ...)
   std::string pipe;            ///< tensor, global, smem, alu, sfu, tmem or none

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,53 @@ int precedence(BinaryOp op);
 std::optional<std::int64_t> fold(BinaryOp op, std::int64_t a, std::int64_t b);
 std::optional<std::int64_t> fold(UnaryOp op, std::int64_t a);
 
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+/// The children of an expression, in the size of a std::vector (24 bytes) but keeping up to two
+/// children inline: Member, Unary, Binary and Range nodes — most of a kernel's expressions —
+/// then need no heap block of their own (a 50 MB kernel has millions of them). Lists with more
+/// elements keep them in one heap array. Moving a child out leaves a null slot (the size stays).
+class ExprList {
+public:
+  ExprList() noexcept {}
+  ExprList(ExprList&& other) noexcept { take(other); }
+  ExprList& operator=(ExprList&& other) noexcept {
+    if (this != &other) {
+      clear();
+      take(other);
+    }
+    return *this;
+  }
+  ExprList(const ExprList&) = delete;
+  ExprList& operator=(const ExprList&) = delete;
+  ~ExprList();
+
+  std::size_t size() const { return m_size; }
+  bool empty() const { return m_size == 0; }
+  ExprPtr& operator[](std::size_t i) { return data()[i]; }
+  const ExprPtr& operator[](std::size_t i) const { return data()[i]; }
+  ExprPtr* begin() { return data(); }
+  ExprPtr* end() { return data() + m_size; }
+  const ExprPtr* begin() const { return data(); }
+  const ExprPtr* end() const { return data() + m_size; }
+  void push_back(ExprPtr child);
+  void clear() noexcept;
+
+private:
+  ExprPtr* data() { return m_capacity ? m_heap : m_inline; }
+  const ExprPtr* data() const { return m_capacity ? m_heap : m_inline; }
+  void take(ExprList& other) noexcept; ///< this must be empty and inline
+  void destroyInline() noexcept;
+
+  union {
+    ExprPtr m_inline[2]{}; ///< active while m_capacity == 0
+    ExprPtr* m_heap;       ///< `new ExprPtr[m_capacity]` otherwise
+  };
+  std::uint32_t m_size = 0;
+  std::uint32_t m_capacity = 0;
+};
+
 /// An expression or attribute value.
 /// Laid out to fit 72 bytes (one 80-byte heap block): large kernels hold millions of these.
 struct Expr {
@@ -58,9 +106,69 @@ struct Expr {
   /// Name, Tag and String payload; the member name for Member.
   std::string text;
   /// Member: [base]; Unary: [x]; Binary: [lhs, rhs]; List: elements; Range: [lo, hi].
-  std::vector<std::unique_ptr<Expr>> children;
+  ExprList children;
 };
-using ExprPtr = std::unique_ptr<Expr>;
+
+inline void ExprList::destroyInline() noexcept {
+  m_inline[0].~ExprPtr();
+  m_inline[1].~ExprPtr();
+}
+
+inline ExprList::~ExprList() {
+  if (m_capacity)
+    delete[] m_heap;
+  else
+    destroyInline();
+}
+
+inline void ExprList::clear() noexcept {
+  if (m_capacity) {
+    delete[] m_heap;
+    ::new (static_cast<void*>(&m_inline[0])) ExprPtr();
+    ::new (static_cast<void*>(&m_inline[1])) ExprPtr();
+    m_capacity = 0;
+  } else {
+    m_inline[0].reset();
+    m_inline[1].reset();
+  }
+  m_size = 0;
+}
+
+inline void ExprList::take(ExprList& other) noexcept {
+  if (other.m_capacity) {
+    destroyInline();
+    m_heap = other.m_heap;
+    m_capacity = other.m_capacity;
+    ::new (static_cast<void*>(&other.m_inline[0])) ExprPtr();
+    ::new (static_cast<void*>(&other.m_inline[1])) ExprPtr();
+    other.m_capacity = 0;
+  } else {
+    m_inline[0] = std::move(other.m_inline[0]);
+    m_inline[1] = std::move(other.m_inline[1]);
+  }
+  m_size = other.m_size;
+  other.m_size = 0;
+}
+
+inline void ExprList::push_back(ExprPtr child) {
+  if (m_capacity == 0 && m_size < 2) {
+    m_inline[m_size++] = std::move(child);
+    return;
+  }
+  if (m_size == m_capacity || m_capacity == 0) {
+    std::uint32_t capacity = m_size < 4 ? 4 : 2 * m_size;
+    ExprPtr* grown = new ExprPtr[capacity];
+    for (std::uint32_t i = 0; i < m_size; ++i)
+      grown[i] = std::move(data()[i]);
+    if (m_capacity)
+      delete[] m_heap;
+    else
+      destroyInline();
+    m_heap = grown;
+    m_capacity = capacity;
+  }
+  m_heap[m_size++] = std::move(child);
+}
 
 ExprPtr cloneExpr(const Expr& e);
 bool equal(const Expr& a, const Expr& b);
@@ -155,6 +263,23 @@ using StmtPtr = std::unique_ptr<Stmt>;
 
 enum class StmtKind : std::uint8_t { Op, For, On };
 
+/// The parts of a `for` or `on` statement besides its body: kept out of line because most
+/// statements are operations (a 50 MB kernel has about a million of them).
+struct StmtBlock {
+  // For
+  Ident loopVar;
+  ExprPtr loopRange; ///< a Range expression or the name `tiles`
+  // On
+  std::vector<Ident> roles;
+  // For and On
+  /// Comments between the last body line and the closing brace.
+  std::vector<CommentLine> closingComments;
+  /// A comment on the closing brace's line.
+  std::string closeComment;
+  bool hasCloseComment = false;
+  NodeId closeBraceId = 0;
+};
+
 /// A statement inside the kernel body.
 ///  - Op:  `prim.name operand, ... key=value...`
 ///  - For: `for VAR in RANGE key=value... { ... }`
@@ -162,30 +287,31 @@ enum class StmtKind : std::uint8_t { Op, For, On };
 struct Stmt {
   StmtKind kind = StmtKind::Op;
   NodeId id = 0;
-  Trivia trivia;
 
   // Op
   Ident opName; ///< dotted name, e.g. tma.load
   std::vector<Operand> operands;
   std::vector<Attribute> attributes; ///< Op and For
 
-  // For
-  Ident loopVar;
-  ExprPtr loopRange; ///< a Range expression or the name `tiles`
-
-  // On
-  std::vector<Ident> roles;
-
-  // For and On
+  // For and On (empty for an Op)
   std::vector<StmtPtr> body;
-  /// Comments between the last body line and the closing brace.
-  std::vector<CommentLine> closingComments;
-  /// A comment on the closing brace's line.
-  std::string closeComment;
-  bool hasCloseComment = false;
-  NodeId closeBraceId = 0;
 
   const Attribute* attribute(std::string_view key) const;
+  /// The loop variable and range (For), roles (On) and closing brace: an empty StmtBlock for
+  /// an operation.
+  const StmtBlock& block() const;
+  /// The same, created on first use (the parser's and tests' way to fill it in).
+  StmtBlock& mutableBlock();
+  /// Comments and blank line of the statement's line (kept out of line too: generated and
+  /// large kernels have few comments). An empty Trivia when there are none.
+  const Trivia& trivia() const;
+  Trivia& mutableTrivia();
+  /// Keeps `t` unless it is empty.
+  void setTrivia(Trivia t);
+
+private:
+  std::unique_ptr<StmtBlock> m_block;
+  std::unique_ptr<Trivia> m_trivia;
 };
 
 /// `kernel NAME key=value... { decls and role blocks }`.
@@ -207,11 +333,12 @@ struct Kernel {
 };
 
 /// Source ranges of every node of one parsed file.
-/// Every node of a module lies in the module's one file, so an entry keeps only the two byte
-/// offsets (8 bytes instead of a full SourceRange) and the file once; a range of another file
-/// (or an invalid one) is kept exactly in a small side list. Entries live in fixed-size chunks
-/// so that growing the table never copies it nor leaves up to half of a doubled array unused
-/// (a 50 MB kernel has tens of millions of nodes).
+/// Every node of a module lies in the module's one file, so an entry keeps only the start
+/// offset and the length (6 bytes instead of a full SourceRange) and the file once; a range of
+/// another file, an invalid one or one longer than 64 KiB (a kernel, a big block) is kept exactly
+/// in a small side list. Entries live in fixed-size chunks so that growing the table never
+/// copies it nor leaves up to half of a doubled array unused (a 50 MB kernel has tens of
+/// millions of nodes).
 class SourceMap {
 public:
   SourceMap() = default;
@@ -219,10 +346,8 @@ public:
   SourceMap& operator=(SourceMap&&) noexcept = default;
   SourceMap(const SourceMap& other)
       : m_file(other.m_file), m_size(other.m_size), m_exceptions(other.m_exceptions) {
-    for (const auto& chunk : other.m_chunks) {
-      m_chunks.push_back(std::make_unique<Entry[]>(kChunk));
-      std::copy(chunk.get(), chunk.get() + kChunk, m_chunks.back().get());
-    }
+    for (const auto& chunk : other.m_chunks)
+      m_chunks.push_back(std::make_unique<Chunk>(*chunk));
   }
   SourceMap& operator=(const SourceMap& other) {
     if (this != &other)
@@ -231,7 +356,7 @@ public:
   }
   NodeId add(SourceRange range) {
     if (m_size % kChunk == 0)
-      m_chunks.push_back(std::make_unique<Entry[]>(kChunk));
+      m_chunks.push_back(std::make_unique<Chunk>());
     ++m_size;
     store(static_cast<NodeId>(m_size), range);
     return static_cast<NodeId>(m_size);
@@ -239,13 +364,14 @@ public:
   SourceRange range(NodeId id) const {
     if (id == 0 || id > m_size)
       return SourceRange{};
-    const Entry& e = entry(id);
-    if (e.begin == kOther && e.end == kOther) {
+    const Chunk& c = chunk(id);
+    std::size_t i = (id - 1) % kChunk;
+    if (c.length[i] == kOther) {
       auto it = m_exceptions.find(id);
       if (it != m_exceptions.end())
         return it->second;
     }
-    return {m_file, e.begin, e.end};
+    return {m_file, c.begin[i], c.begin[i] + c.length[i]};
   }
   void setRange(NodeId id, SourceRange range) {
     if (id != 0 && id <= m_size)
@@ -254,34 +380,38 @@ public:
   std::size_t size() const { return m_size; }
 
 private:
-  struct Entry {
-    std::uint32_t begin = 0;
-    std::uint32_t end = 0;
-  };
   static constexpr std::size_t kChunk = 8192;
-  /// Marks an entry whose range is in m_exceptions (no real range has both offsets at 2^32-1).
-  static constexpr std::uint32_t kOther = 0xffffffffu;
+  /// Marks an entry whose range is in m_exceptions.
+  static constexpr std::uint16_t kOther = 0xffffu;
+  struct Chunk {
+    std::uint32_t begin[kChunk] = {};
+    std::uint16_t length[kChunk] = {};
+  };
 
-  Entry& entry(NodeId id) const { return m_chunks[(id - 1) / kChunk][(id - 1) % kChunk]; }
+  Chunk& chunk(NodeId id) const { return *m_chunks[(id - 1) / kChunk]; }
   void store(NodeId id, SourceRange range) {
     // The first valid range names the file; no entry is stored exactly before that.
     if (m_file == 0 && range.valid())
       m_file = range.file;
-    Entry& e = entry(id);
-    if (e.begin == kOther && e.end == kOther)
+    Chunk& c = chunk(id);
+    std::size_t i = (id - 1) % kChunk;
+    if (c.length[i] == kOther)
       m_exceptions.erase(id);
-    if (range.valid() && range.file == m_file && !(range.begin == kOther && range.end == kOther)) {
-      e = {range.begin, range.end};
+    if (range.valid() && range.file == m_file && range.end >= range.begin &&
+        range.end - range.begin < kOther) {
+      c.begin[i] = range.begin;
+      c.length[i] = static_cast<std::uint16_t>(range.end - range.begin);
       return;
     }
-    e = {kOther, kOther};
+    c.begin[i] = 0;
+    c.length[i] = kOther;
     m_exceptions.emplace(id, range);
   }
 
   FileId m_file = 0;
   std::size_t m_size = 0;
-  std::vector<std::unique_ptr<Entry[]>> m_chunks;
-  /// Ranges not in m_file (normally none).
+  std::vector<std::unique_ptr<Chunk>> m_chunks;
+  /// Ranges not in m_file, invalid or longer than 64 KiB (normally few).
   std::map<NodeId, SourceRange> m_exceptions;
 };
 

@@ -7,6 +7,7 @@
 #include "cake/IR/Kernel.h"
 #include "cake/Sema/Interval.h"
 #include "cake/Registry/Registry.h"
+#include "cake/Support/SharedList.h"
 #include "cake/Target/Target.h"
 
 #include <cstdint>
@@ -129,8 +130,8 @@ struct OpInfo {
   /// Static attribute values in the primitive's attribute order (defaults applied); run-time
   /// attributes are Unknown.
   std::vector<reg::DefValue> attributes;
-  std::vector<std::string> roles;           ///< roles executing the op
-  std::vector<std::size_t> loops;           ///< enclosing loops (indices into loops), outermost first
+  SharedList<std::string> roles; ///< roles executing the op
+  SharedList<std::size_t> loops; ///< enclosing loops (indices into loops), outermost first
 };
 
 /// An operation's static facts as the registry's constraint/effect expressions see them
