@@ -200,7 +200,7 @@ private:
         return Interval{it->second, it->second};
       std::int64_t warps = m_role->warps();
       if (e.text == "tid")
-        return Interval{0, warps * 32 - 1};
+        return m_tid ? *m_tid : Interval{0, warps * 32 - 1};
       if (e.text == "lane")
         return Interval{0, 31};
       if (e.text == "warp")
@@ -304,6 +304,45 @@ private:
     return out;
   }
 
+  /// Which instance variables an expression names (StepOperand::kNames*).
+  static unsigned instanceNames(const Expr& e) {
+    unsigned out = 0;
+    if (e.kind == ExprKind::Name)
+      out |= e.text == "wg"                        ? StepOperand::kNamesWg
+             : e.text == "warp"                    ? StepOperand::kNamesWarp
+             : e.text == "tid" || e.text == "lane" ? StepOperand::kNamesThread
+                                                   : 0u;
+    for (const ExprPtr& c : e.children)
+      if (c)
+        out |= instanceNames(*c);
+    return out;
+  }
+
+  /// Per-warp footprints of a buffer operand whose subscript names an instance variable.
+  void instanceFootprints(const Operand& o, const sema::BufferInfo& b, std::size_t index,
+                          StepOperand& so) {
+    unsigned names = 0;
+    for (const Index& idx : o.indices) {
+      if (idx.start)
+        names |= instanceNames(*idx.start);
+      if (idx.size)
+        names |= instanceNames(*idx.size);
+    }
+    so.instanceVars = names;
+    if (!names || m_role->warps() < 2)
+      return;
+    auto saved = m_vars;
+    so.warpFootprints.reserve(std::size_t(m_role->warps()));
+    for (std::int64_t w = 0; w < m_role->warps(); ++w) {
+      m_vars["warp"] = w;
+      m_vars["wg"] = w / 4;
+      m_tid = Interval{w * 32, w * 32 + 31};
+      so.warpFootprints.push_back(footprint(o, b, index));
+    }
+    m_tid.reset();
+    m_vars = std::move(saved);
+  }
+
   void emit(const Stmt& s) {
     auto it = m_opIndex.find(&s);
     if (it == m_opIndex.end())
@@ -344,6 +383,8 @@ private:
         }
       } else if (info.entity == sema::EntityKind::Buffer) {
         so.footprint = footprint(o, m_model.buffers[info.entityIndex], info.entityIndex);
+        if (o.subscripted)
+          instanceFootprints(o, m_model.buffers[info.entityIndex], info.entityIndex, so);
         if (op.primitive->issue == reg::IssueScope::Warp && !op.primitive->issueAttribute &&
             m_model.buffers[info.entityIndex].space == ir::Space::Tmem)
           so.warpLanes = warpLanes(o, m_model.buffers[info.entityIndex]);
@@ -369,6 +410,7 @@ private:
   RoleStream* m_stream = nullptr;
   std::vector<std::int64_t> m_counters; ///< per pipeline (model order)
   std::map<std::string, std::int64_t> m_vars;
+  std::optional<Interval> m_tid; ///< `tid` of one warp while evaluating per-warp footprints
   std::map<std::string, std::vector<std::int64_t>> m_tiles;
   std::vector<std::pair<std::size_t, std::int64_t>> m_loopValues;
   std::uint64_t m_iteration = 0;
