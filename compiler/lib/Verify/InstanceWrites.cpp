@@ -12,11 +12,12 @@ namespace cake::verify::detail {
 
 namespace {
 
-enum class Owner { None, Warp, Warpgroup };
+enum class Owner { None, Thread, Warp, Warpgroup };
 
 /// The instances that each own a distinct tile of a write: the issue scope, refined by the
 /// scope of the register fragment it stores (a warp-issued stmatrix of a warpgroup fragment
-/// writes the warpgroup's tile). Thread-owned data (thread-scope fragments) is not judged.
+/// writes the warpgroup's tile); a thread-issued store of a thread-scope fragment is owned by
+/// each thread. Replicated (role-scope) fragments hold one value: not judged.
 Owner owner(const sema::KernelModel& model, const sema::OpInfo& op, const Step& s) {
   reg::IssueScope scope = issueScope(op, s.attributes.empty() ? op.attributes : s.attributes);
   if (scope == reg::IssueScope::Elected || scope == reg::IssueScope::Role)
@@ -32,8 +33,10 @@ Owner owner(const sema::KernelModel& model, const sema::OpInfo& op, const Step& 
   }
   if (scope == reg::IssueScope::Warpgroup || fragment == "warpgroup")
     return fragment == "role" ? Owner::None : Owner::Warpgroup;
-  if (fragment == "role" || fragment == "thread")
+  if (fragment == "role")
     return Owner::None;
+  if (fragment == "thread")
+    return scope == reg::IssueScope::Thread ? Owner::Thread : Owner::None;
   if (scope == reg::IssueScope::Warp || fragment == "warp")
     return Owner::Warp;
   return Owner::None;
@@ -85,7 +88,8 @@ private:
           m_model.buffers[so.footprint->buffer].space != ir::Space::Smem)
         continue;
       Owner who = owner(m_model, op, s);
-      std::int64_t count = who == Owner::Warp        ? role.warps()
+      std::int64_t count = who == Owner::Thread      ? role.threads()
+                           : who == Owner::Warp      ? role.warps()
                            : who == Owner::Warpgroup ? (role.warps() + 3) / 4
                                                      : 1;
       if (count < 2 || m_done.count({s.op, *e.operandIndex}))
@@ -96,21 +100,27 @@ private:
 
   void check(const sema::RoleInfo& role, const Step& s, const sema::OpInfo& op,
              std::size_t operand, const StepOperand& so, Owner who, std::int64_t count) {
-    const std::string unit = who == Owner::Warp ? "warp" : "warpgroup";
+    const std::string unit = who == Owner::Thread ? "thread"
+                             : who == Owner::Warp ? "warp"
+                                                  : "warpgroup";
     // Per-owner footprints, exact only when the subscript names nothing finer than the owner.
     std::vector<Footprint> tiles;
-    if (so.warpFootprints.empty()) {
-      tiles.assign(std::size_t(count), *so.footprint);
+    if (so.instanceVars == 0) {
+      // Threads are judged only here: a subscript without tid or lane is the same element
+      // for every thread (interval bounds of a per-thread subscript are not exact).
+      tiles.assign(std::size_t(std::min<std::int64_t>(count, 2)), *so.footprint);
+    } else if (who == Owner::Thread) {
+      return;
     } else {
       unsigned finer = StepOperand::kNamesThread |
                        (who == Owner::Warpgroup ? StepOperand::kNamesWarp : 0u);
       if (so.instanceVars & finer)
         return; // a thread's or warp's slice of the owner's tile: not judged here
       for (std::int64_t i = 0; i < count; ++i) {
-        std::size_t w = std::size_t(who == Owner::Warp ? i : i * 4);
-        if (w >= so.warpFootprints.size())
+        const Footprint* f = so.warpFootprint(std::size_t(who == Owner::Warp ? i : i * 4));
+        if (!f)
           return;
-        tiles.push_back(so.warpFootprints[w]);
+        tiles.push_back(*f);
       }
     }
     for (std::size_t i = 0; i < tiles.size(); ++i)
@@ -130,7 +140,7 @@ private:
                           unit + "s " + std::to_string(i) + " and " + std::to_string(j) + " of '" +
                           role.name + "' write the same elements of '" + b.name + "' (" +
                           tiles[i].describe(m_model) + " and " + tiles[j].describe(m_model) + ")";
-    message += so.warpFootprints.empty()
+    message += so.instanceVars == 0
                    ? ": the subscript names no wg, warp or lane, so every " + unit +
                          " of the role writes the same tile (write-after-write inside the role)"
                    : ": their tiles overlap (write-after-write inside the role)";
@@ -149,14 +159,18 @@ private:
     }
     Diagnostic* d = m_ctx.reporter.report(VerifyId::InstanceWriteOverlap,
                                           m_ctx.operandRange(op, operand), message);
+    std::int64_t instances = unit == "thread" ? role.threads()
+                             : unit == "warp"   ? role.warps()
+                                                : (role.warps() + 3) / 4;
     addNote(d, m_ctx.declRange(role.decl),
-            "'" + role.name + "' runs " + std::to_string(tiles.size()) + " " + unit +
+            "'" + role.name + "' runs " + std::to_string(instances) + " " + unit +
                 "s (warps " + std::to_string(role.warpBegin) + ".." +
                 std::to_string(role.warpEnd - 1) + "), each executing this instruction");
     addNote(d, m_ctx.declRange(b.decl), "'" + b.name + "' declared here");
-    setFix(d, std::string("give each ") + unit + " its own tile: index the destination by `" +
-                  (unit == "warp" ? "warp" : "wg") + "` (e.g. `" + b.name + "[" +
-                  (unit == "warp" ? "warp" : "wg") + " * ROWS +: ROWS, ...]`)");
+    std::string var = unit == "thread" ? "tid" : unit == "warp" ? "warp" : "wg";
+    setFix(d, "give each " + unit + " its own elements: index the destination by `" + var +
+                  "` (e.g. `" + b.name + "[" + var + " * ROWS +: ROWS, ...]`)" +
+                  (unit == "thread" ? ", or let one elected thread store a shared value" : ""));
   }
 
   Context& m_ctx;

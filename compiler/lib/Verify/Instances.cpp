@@ -74,6 +74,10 @@ InstanceModel::InstanceModel(Context& ctx, std::size_t agents, std::vector<std::
   m_clocks.resize(m_model.roles.size());
   for (std::size_t r = 0; r < m_model.roles.size(); ++r)
     m_clocks[r].assign(warps(r), Clock(m_width, 0));
+  m_scopes.assign(m_model.ops.size(), -1);
+  m_syncs.assign(m_model.ops.size() * m_model.roles.size(), -1);
+  m_history.resize(2 * m_model.buffers.size());
+  m_pruned.assign(2 * m_model.buffers.size(), 0);
   m_elements.resize(m_model.barriers.size());
   for (std::size_t b = 0; b < m_model.barriers.size(); ++b)
     m_elements[b].assign(std::size_t(std::max<std::int64_t>(1, m_model.barriers[b].size)),
@@ -84,21 +88,33 @@ std::size_t InstanceModel::warps(std::size_t role) const {
   return std::size_t(std::max<std::int64_t>(1, m_model.roles[role].warps()));
 }
 
-std::vector<std::size_t> InstanceModel::issuers(std::size_t role, const Step& s) const {
-  const sema::OpInfo& op = m_ctx.op(s);
-  reg::IssueScope scope = issueScope(op, s.attributes.empty() ? op.attributes : s.attributes);
-  std::vector<std::size_t> out;
-  std::size_t n = warps(role);
-  if (scope == reg::IssueScope::Elected) {
-    out.push_back(0);
-  } else if (scope == reg::IssueScope::Warpgroup && op.primitive->issueAttribute) {
-    for (std::size_t w = 0; w < n; w += 4)
-      out.push_back(w); // one arriving thread per warpgroup, in its first warp
-  } else {
-    for (std::size_t w = 0; w < n; ++w)
-      out.push_back(w);
+InstanceModel::Warps InstanceModel::issuers(std::size_t role, const Step& s) const {
+  // The issue scope is static per operation (scope= is an enum attribute): cached.
+  std::int8_t& cached = m_scopes[s.op];
+  if (cached < 0) {
+    const sema::OpInfo& op = m_ctx.op(s);
+    reg::IssueScope scope = issueScope(op, s.attributes.empty() ? op.attributes : s.attributes);
+    cached = scope == reg::IssueScope::Elected ? 0
+             : scope == reg::IssueScope::Warpgroup && op.primitive->issueAttribute ? 1
+             : scope == reg::IssueScope::Warpgroup                                  ? 3
+                                                                                    : 2;
   }
-  return out;
+  std::size_t n = warps(role);
+  if (cached == 0)
+    return {0, 1, 1};
+  if (cached == 1)
+    return {0, 4, n}; // one arriving thread per warpgroup, in its first warp
+  return {0, 1, n};
+}
+
+InstanceModel::Warps InstanceModel::accessors(const InstanceAccess& a) const {
+  Warps all = issuers(a.role, *a.step);
+  // A warpgroup-collective instruction joins its warpgroup's clocks (execute): the leader
+  // then speaks for the warpgroup, unless the subscript gives its warps different data.
+  if (m_scopes[a.step->op] == 3 && a.operand < a.step->operands.size() &&
+      (a.step->operands[a.operand].instanceVars & ~StepOperand::kNamesWg) == 0)
+    all.stride = 4;
+  return all;
 }
 
 void InstanceModel::rendezvous(std::size_t role, std::size_t first, std::size_t count) {
@@ -106,18 +122,50 @@ void InstanceModel::rendezvous(std::size_t role, std::size_t first, std::size_t 
   std::size_t end = std::min(clocks.size(), first + count);
   if (first >= end)
     return;
-  Clock joined = clocks[first];
+  m_scratch = clocks[first];
   for (std::size_t w = first + 1; w < end; ++w)
-    join(joined, clocks[w]);
+    join(m_scratch, clocks[w]);
   for (std::size_t w = first; w < end; ++w)
-    clocks[w] = joined;
+    std::copy(m_scratch.begin(), m_scratch.end(), clocks[w].begin());
+}
+
+void InstanceModel::pruneHistory(std::vector<Record>& history) {
+  // What every instance has observed: a record below it is ordered before any future access
+  // (clocks only grow) and can never race again.
+  m_scratch.assign(m_width, UINT64_MAX);
+  for (const auto& role : m_clocks)
+    for (const Clock& c : role)
+      for (std::size_t i = 0; i < m_width; ++i)
+        m_scratch[i] = std::min(m_scratch[i], c[i]);
+  // Newest first: a record is dropped when a newer kept record of the same instance, kind and
+  // ordering component covers it.
+  std::vector<Record> kept;
+  kept.reserve(history.size());
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    if (m_scratch[it->component] >= it->stamp)
+      continue;
+    bool subsumed = false;
+    for (const Record& y : kept)
+      if (y.role == it->role && y.warp == it->warp && y.write == it->write &&
+          y.component == it->component && covers(*y.footprint, *it->footprint)) {
+        subsumed = true;
+        break;
+      }
+    if (!subsumed)
+      kept.push_back(*it);
+  }
+  std::reverse(kept.begin(), kept.end());
+  history = std::move(kept);
 }
 
 void InstanceModel::execute(std::size_t role, const Step& s, std::uint64_t time) {
   m_time = time;
   const sema::OpInfo& op = m_ctx.op(s);
   std::size_t n = warps(role);
-  switch (m_plan.releaseSync(role, op.stmt)) {
+  std::int8_t& sync = m_syncs[role * m_model.ops.size() + s.op];
+  if (sync < 0)
+    sync = std::int8_t(m_plan.releaseSync(role, op.stmt));
+  switch (ReleaseSync(sync)) {
   case ReleaseSync::Warpgroup:
     for (std::size_t w = 0; w < n; w += 4)
       rendezvous(role, w, 4);
@@ -165,7 +213,7 @@ void InstanceModel::roleSync(std::size_t role) { rendezvous(role, 0, warps(role)
 void InstanceModel::release(std::size_t role, const Step& s, std::size_t barrier,
                             std::int64_t element, std::size_t agent, std::uint64_t agentCount) {
   Element& el = m_elements[barrier][std::size_t(element)];
-  std::vector<std::size_t> arriving = issuers(role, s);
+  Warps arriving = issuers(role, s);
   for (std::size_t w : arriving)
     join(el.release, m_clocks[role][w]);
   if (agent != SIZE_MAX)
@@ -192,7 +240,7 @@ void InstanceModel::release(std::size_t role, const Step& s, std::size_t barrier
   }
   if (all)
     return;
-  rel.warp = arriving.front();
+  rel.warp = arriving.first;
   rel.stamp = clocks[rel.warp][comp(role, rel.warp)];
   m_releases.push_back(std::move(rel));
 }
@@ -212,13 +260,14 @@ void InstanceModel::proxyFence(std::size_t role, const Step& s) {
       }
 }
 
-const Footprint& InstanceModel::warpFootprint(const InstanceAccess& a, std::size_t warp) const {
+const Footprint* InstanceModel::warpFootprint(const InstanceAccess& a, std::size_t warp) {
   if (a.operand < a.step->operands.size()) {
-    const StepOperand& so = a.step->operands[a.operand];
-    if (warp < so.warpFootprints.size() && so.warpFootprints[warp].buffer == a.footprint.buffer)
-      return so.warpFootprints[warp];
+    const Footprint* f = a.step->operands[a.operand].warpFootprint(warp);
+    if (f && f->buffer == a.footprint.buffer)
+      return f;
   }
-  return a.footprint;
+  m_owned.push_back(a.footprint);
+  return &m_owned.back();
 }
 
 bool InstanceModel::aliases(const Footprint& a, const Footprint& b) const {
@@ -235,8 +284,8 @@ void InstanceModel::issue(const InstanceAccess& a, bool asyncProxyRead, const Cl
   if (m_bounded)
     return;
   // Group-completed work (wgmma, cp.async, bulk, tcgen05) is never a TMA load.
-  for (std::size_t w : issuers(a.role, *a.step)) {
-    const Footprint& f = warpFootprint(a, w);
+  for (std::size_t w : accessors(a)) {
+    const Footprint& f = *warpFootprint(a, w);
     if (asyncProxyRead)
       checkProxy(a, w, f);
     judge(a, w, f, a.write, false, roleClock);
@@ -250,8 +299,9 @@ void InstanceModel::perform(const InstanceAccess& a, bool asyncProxyRead, const 
   const bool agent = a.component >= roles;
   const bool tma = agent && a.write && !m_barrierBase.empty() && a.component >= m_barrierBase[0];
   const sema::BufferInfo& b = m_model.buffers[a.footprint.buffer];
-  for (std::size_t w : issuers(a.role, *a.step)) {
-    const Footprint& f = warpFootprint(a, w);
+  for (std::size_t w : accessors(a)) {
+    const Footprint* fp = warpFootprint(a, w);
+    const Footprint& f = *fp;
     if (asyncProxyRead)
       checkProxy(a, w, f);
     judge(a, w, f, a.write, tma, roleClock);
@@ -259,7 +309,7 @@ void InstanceModel::perform(const InstanceAccess& a, bool asyncProxyRead, const 
     rec.role = a.role;
     rec.warp = w;
     rec.write = a.write;
-    rec.footprint = f;
+    rec.footprint = fp;
     rec.component = agent ? a.component : comp(a.role, w);
     rec.stamp = agent ? a.stamp : m_clocks[a.role][w][comp(a.role, w)];
     rec.roleComponent = a.component;
@@ -267,18 +317,17 @@ void InstanceModel::perform(const InstanceAccess& a, bool asyncProxyRead, const 
     rec.step = a.step;
     rec.issued = a.issued;
     rec.tma = tma;
-    auto& history = m_history[f.buffer];
+    std::size_t key = 2 * f.buffer + (a.write ? 1 : 0);
+    auto& history = m_history[key];
     // A later access of the same instance, kind and ordering component that covers an earlier
-    // one subsumes it.
-    history.erase(std::remove_if(history.begin(), history.end(),
-                                 [&](const Record& x) {
-                                   return x.role == rec.role && x.warp == rec.warp &&
-                                          x.write == rec.write &&
-                                          x.component == rec.component &&
-                                          covers(rec.footprint, x.footprint);
-                                 }),
-                  history.end());
-    if (history.size() >= kRecordBound) {
+    // one subsumes it. Pruned when the history has doubled since the last pruning (amortised
+    // linear; the judgement stays exact either way).
+    std::size_t& pruned = m_pruned[key];
+    if (history.size() >= 2 * pruned + 32) {
+      pruneHistory(history);
+      pruned = history.size();
+    }
+    if (pruned >= kRecordBound) {
       m_bounded = true;
       Diagnostic* d = m_ctx.reporter.report(
           VerifyId::InstanceBound, m_ctx.opRange(m_ctx.op(*a.step)),
@@ -294,16 +343,16 @@ void InstanceModel::perform(const InstanceAccess& a, bool asyncProxyRead, const 
       if (a.asyncProxy) {
         // Async-proxy data replaces what generic writes left there: nothing to fence.
         m_generic.erase(std::remove_if(m_generic.begin(), m_generic.end(),
-                                       [&](const GenericWrite& g) { return g.footprint.overlaps(f); }),
+                                       [&](const GenericWrite& g) { return g.footprint->overlaps(f); }),
                         m_generic.end());
       } else {
         m_generic.erase(std::remove_if(m_generic.begin(), m_generic.end(),
                                        [&](const GenericWrite& g) {
                                          return g.role == a.role && g.warp == w &&
-                                                g.fenceStamp != 0 && g.footprint.overlaps(f);
+                                                g.fenceStamp != 0 && g.footprint->overlaps(f);
                                        }),
                         m_generic.end());
-        m_generic.push_back({a.role, w, f, comp(a.role, w),
+        m_generic.push_back({a.role, w, fp, comp(a.role, w),
                              m_clocks[a.role][w][comp(a.role, w)], 0, nullptr, a.step});
       }
     }
@@ -324,12 +373,10 @@ void InstanceModel::judge(const InstanceAccess& a, std::size_t warp, const Footp
     // Latest first: the note then names the access closest to this one.
     for (auto it = history.rbegin(); it != history.rend(); ++it) {
       const Record& x = *it;
-      if (!x.write && !write)
-        continue;
-      if (sameBuffer ? !x.footprint.overlaps(f) : !aliases(x.footprint, f))
-        continue;
-      if (clock[x.component] >= x.stamp)
+      if ((!x.write && !write) || clock[x.component] >= x.stamp)
         continue; // x happens before this instance's access
+      if (sameBuffer ? !x.footprint->overlaps(f) : !aliases(*x.footprint, f))
+        continue;
       if (x.role != a.role) {
         if (!sameBuffer) {
           reportViewClobber(x, a, warp, f);
@@ -358,13 +405,15 @@ void InstanceModel::judge(const InstanceAccess& a, std::size_t warp, const Footp
     }
     return false;
   };
-  if (auto it = m_history.find(f.buffer); it != m_history.end() && visit(it->second, true))
+  // A write is judged against reads first: the data another instance may still be reading.
+  if ((write && visit(m_history[2 * f.buffer], true)) || visit(m_history[2 * f.buffer + 1], true))
     return;
   const sema::BufferInfo& b = m_model.buffers[f.buffer];
   if (b.pool.empty())
     return;
-  for (const auto& [buffer, history] : m_history)
-    if (buffer != f.buffer && m_model.buffers[buffer].pool == b.pool && visit(history, false))
+  for (std::size_t buffer = 0; buffer < m_model.buffers.size(); ++buffer)
+    if (buffer != f.buffer && m_model.buffers[buffer].pool == b.pool &&
+        ((write && visit(m_history[2 * buffer], false)) || visit(m_history[2 * buffer + 1], false)))
       return;
 }
 
@@ -385,7 +434,7 @@ void InstanceModel::reportPartialRelease(const Record& x, const InstanceAccess& 
   const sema::OpInfo& later = m_ctx.op(*a.step);
   const std::string& owner = m_model.roles[x.role].name;
   std::string access = "'" + other.primitive->name + "' of " + who(x.role, x.warp) + " " +
-                       (x.write ? "writes " : "reads ") + x.footprint.describe(m_model) + " (" +
+                       (x.write ? "writes " : "reads ") + x.footprint->describe(m_model) + " (" +
                        m_ctx.context(*x.step) + ")";
   std::string overwrite = "'" + m_model.roles[a.role].name + "' " +
                           (a.write ? "writes " : "reads ") + f.describe(m_model) + " with '" +
@@ -468,10 +517,10 @@ void InstanceModel::reportViewClobber(const Record& x, const InstanceAccess& a, 
                                       const Footprint& f) {
   const sema::OpInfo& other = m_ctx.op(*x.step);
   const sema::OpInfo& mine = m_ctx.op(*a.step);
-  const sema::BufferInfo& v = m_model.buffers[x.footprint.buffer];
+  const sema::BufferInfo& v = m_model.buffers[x.footprint->buffer];
   const sema::BufferInfo& w = m_model.buffers[f.buffer];
   auto p = byteRange(w, f);
-  auto q = byteRange(v, x.footprint);
+  auto q = byteRange(v, *x.footprint);
   std::pair<std::int64_t, std::int64_t> shared{std::max(p.first, q.first),
                                                std::min(p.second, q.second)};
   Diagnostic* d = m_ctx.reporter.report(
@@ -480,7 +529,7 @@ void InstanceModel::reportViewClobber(const Record& x, const InstanceAccess& a, 
           (a.write ? "writes " : "reads ") + f.describe(m_model) + " (" +
           m_ctx.context(*a.step) + "), bytes " + bytes(shared) + " of pool '" + w.pool +
           "', which '" + v.name + "' also holds, while " + who(x.role, x.warp) + " may still " +
-          (x.write ? "write" : "read") + " " + x.footprint.describe(m_model) + " there with '" +
+          (x.write ? "write" : "read") + " " + x.footprint->describe(m_model) + " there with '" +
           other.primitive->name + "' (" + m_ctx.context(*x.step) +
           "): no barrier orders the two instances, so a faster one clobbers the other's data",
       std::to_string(x.step->op));
@@ -494,7 +543,7 @@ void InstanceModel::reportViewClobber(const Record& x, const InstanceAccess& a, 
 void InstanceModel::checkProxy(const InstanceAccess& a, std::size_t warp, const Footprint& f) {
   const Clock& clock = m_clocks[a.role][warp];
   for (const GenericWrite& g : m_generic) {
-    if (g.fenceStamp == 0 || !g.footprint.overlaps(f))
+    if (g.fenceStamp == 0 || !g.footprint->overlaps(f))
       continue;
     // Not visible at all: a race (reported elsewhere); fenced in time: fine.
     if (clock[g.component] < g.stamp || clock[g.component] >= g.fenceStamp)
@@ -506,7 +555,7 @@ void InstanceModel::checkProxy(const InstanceAccess& a, std::size_t warp, const 
         VerifyId::ProxyFenceAfterBarrier, m_ctx.opRange(fence),
         "this 'fence.proxy.async' of " + who(g.role, g.warp) + " (" + m_ctx.context(*g.fence) +
             ") comes after the synchronisation that hands its '" + writer.primitive->name +
-            "' write of " + g.footprint.describe(m_model) + " to " + who(a.role, warp) +
+            "' write of " + g.footprint->describe(m_model) + " to " + who(a.role, warp) +
             ", which reads it through the async proxy with '" + reader.primitive->name + "' (" +
             m_ctx.context(*a.step) + "): a proxy fence covers only the fencing thread's own "
             "writes, and only when it is ordered before the async-proxy access");

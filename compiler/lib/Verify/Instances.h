@@ -9,6 +9,7 @@
 #include "cake/Verify/BarrierPlan.h"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -71,7 +72,7 @@ private:
     std::size_t role = 0;
     std::size_t warp = 0;
     bool write = false;
-    Footprint footprint;
+    const Footprint* footprint = nullptr; ///< owned by the step (Program outlives the model)
     std::size_t component = 0;
     std::uint64_t stamp = 0;
     std::size_t roleComponent = 0;
@@ -83,7 +84,7 @@ private:
   struct GenericWrite {
     std::size_t role = 0;
     std::size_t warp = 0;
-    Footprint footprint;
+    const Footprint* footprint = nullptr;
     std::size_t component = 0;
     std::uint64_t stamp = 0;
     std::uint64_t fenceStamp = 0; ///< the instance's own clock at its fence; 0: none yet
@@ -105,10 +106,29 @@ private:
 
   std::size_t comp(std::size_t role, std::size_t warp) const { return m_base[role] + warp; }
   std::size_t warps(std::size_t role) const;
-  /// Role-relative warps that issue the step (one elected warp, warpgroup leaders, or all).
-  std::vector<std::size_t> issuers(std::size_t role, const Step& s) const;
+  /// Role-relative warps that issue a step: first, first + stride, ... below end.
+  struct Warps {
+    std::size_t first = 0, stride = 1, limit = 1;
+    struct It {
+      std::size_t w, stride;
+      std::size_t operator*() const { return w; }
+      It& operator++() {
+        w += stride;
+        return *this;
+      }
+      bool operator!=(const It& o) const { return w < o.w; }
+    };
+    It begin() const { return {first, stride}; }
+    It end() const { return {limit, stride}; }
+  };
+  /// One elected warp, the warpgroup leaders, or all warps.
+  Warps issuers(std::size_t role, const Step& s) const;
+  /// The warps whose accesses of an operand are recorded: the issuers, or the leaders of a
+  /// warpgroup-collective instruction whose warps address the same data.
+  Warps accessors(const InstanceAccess& a) const;
   void rendezvous(std::size_t role, std::size_t first, std::size_t count);
-  const Footprint& warpFootprint(const InstanceAccess& a, std::size_t warp) const;
+  void pruneHistory(std::vector<Record>& history);
+  const Footprint* warpFootprint(const InstanceAccess& a, std::size_t warp);
   void judge(const InstanceAccess& a, std::size_t warp, const Footprint& f, bool write,
              bool tma, const Clock& roleClock);
   void checkProxy(const InstanceAccess& a, std::size_t warp, const Footprint& f);
@@ -131,8 +151,16 @@ private:
   std::vector<std::vector<Clock>> m_clocks; ///< per role, per warp
   std::vector<std::vector<Element>> m_elements;
   std::map<std::pair<std::size_t, std::int64_t>, Clock> m_joined;
-  std::map<std::size_t, std::vector<Record>> m_history; ///< per buffer
+  /// Per buffer, reads (2 * buffer) and writes (2 * buffer + 1): a read is judged against
+  /// writes only.
+  std::vector<std::vector<Record>> m_history;
+  std::vector<std::size_t> m_pruned; ///< history size after its last pruning
+  /// Per op: 0 elected, 1 one per warpgroup, 2 every warp, 3 every warp as a warpgroup.
+  mutable std::vector<std::int8_t> m_scopes;
+  std::vector<std::int8_t> m_syncs; ///< per role and op: the ReleaseSync lowering adds
+  Clock m_scratch;
   std::vector<GenericWrite> m_generic;
+  std::deque<Footprint> m_owned; ///< footprints no step operand holds (not expected)
   std::vector<Release> m_releases;
   std::size_t m_records = 0;
   bool m_bounded = false;

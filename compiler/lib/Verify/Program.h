@@ -35,10 +35,17 @@ struct StepOperand {
   /// warp-issued or not statically known.
   std::vector<sema::Interval> warpLanes;
   /// Buffer operands whose subscript names an instance variable (`wg`, `warp`, `tid`,
-  /// `lane`): the footprint of each warp of the role (role-relative index), with `warp` and
-  /// `wg` bound to that warp and `tid` to its 32 threads. Empty when the subscript names none:
-  /// every instance then addresses `footprint`.
-  std::vector<Footprint> warpFootprints;
+  /// `lane`): the footprint of each warp of the role, with `warp` and `wg` bound to that warp
+  /// and `tid` to its 32 threads; one per warpgroup when the subscript names only `wg`. Empty
+  /// when it names none: every instance then addresses `footprint`.
+  std::vector<Footprint> instanceFootprints;
+  /// The footprint of role-relative warp `w` (`footprint` when no per-instance one exists).
+  const Footprint* warpFootprint(std::size_t w) const {
+    std::size_t i = instanceVars == kNamesWg ? w / 4 : w;
+    return i < instanceFootprints.size() ? &instanceFootprints[i]
+           : footprint                   ? &*footprint
+                                         : nullptr;
+  }
   /// Instance variables the subscript names: kNamesWg, kNamesWarp, kNamesThread (`tid` or
   /// `lane`: a warp's footprint then covers its 32 threads).
   unsigned instanceVars = 0;
