@@ -323,11 +323,11 @@ void InstanceModel::perform(const InstanceAccess& a, bool asyncProxyRead, const 
     // one subsumes it. Pruned when the history has doubled since the last pruning (amortised
     // linear; the judgement stays exact either way).
     std::size_t& pruned = m_pruned[key];
-    if (history.size() >= 2 * pruned + 32) {
+    if (history.size() >= 2 * pruned + 32 || history.size() >= kRecordBound) {
       pruneHistory(history);
       pruned = history.size();
     }
-    if (pruned >= kRecordBound) {
+    if (history.size() >= kRecordBound) {
       m_bounded = true;
       Diagnostic* d = m_ctx.reporter.report(
           VerifyId::InstanceBound, m_ctx.opRange(m_ctx.op(*a.step)),
@@ -458,8 +458,7 @@ void InstanceModel::reportPartialRelease(const Record& x, const InstanceAccess& 
           owner + "' from " + who(rel->role, rel->warp) + ", but its arrival carries only the " +
           "accesses of the instances it is synchronised with, not " + std::to_string(uncovered) +
           " other warp(s) of the role: " + access + " and may still be doing so when " +
-          overwrite + " after observing this release",
-      std::to_string(x.step->op));
+          overwrite + " after observing this release");
   addNote(d, m_ctx.opRange(other),
           "access by " + who(x.role, x.warp) + " that the release does not cover (" +
               m_ctx.context(*x.step) + ")");
