@@ -98,8 +98,8 @@ private:
     }
   }
 
-  void check(const sema::RoleInfo& role, const Step& s, const sema::OpInfo& op,
-             std::size_t operand, const StepOperand& so, Owner who, std::int64_t count) {
+  void check(const sema::RoleInfo& role, const Step& s, const sema::OpInfo& op, std::size_t operand,
+             const StepOperand& so, Owner who, std::int64_t count) {
     const std::string unit = who == Owner::Thread ? "thread"
                              : who == Owner::Warp ? "warp"
                                                   : "warpgroup";
@@ -112,8 +112,8 @@ private:
     } else if (who == Owner::Thread) {
       return;
     } else {
-      unsigned finer = StepOperand::kNamesThread |
-                       (who == Owner::Warpgroup ? StepOperand::kNamesWarp : 0u);
+      unsigned finer =
+          StepOperand::kNamesThread | (who == Owner::Warpgroup ? StepOperand::kNamesWarp : 0u);
       if (so.instanceVars & finer)
         return; // a thread's or warp's slice of the owner's tile: not judged here
       for (std::int64_t i = 0; i < count; ++i) {
@@ -136,8 +136,8 @@ private:
               std::size_t operand, const StepOperand& so, const std::string& unit,
               const std::vector<Footprint>& tiles, std::size_t i, std::size_t j) {
     const sema::BufferInfo& b = m_model.buffers[so.footprint->buffer];
-    std::string message = "'" + op.primitive->name + "' (" + m_ctx.context(s) + ") makes " +
-                          unit + "s " + std::to_string(i) + " and " + std::to_string(j) + " of '" +
+    std::string message = "'" + op.primitive->name + "' (" + m_ctx.context(s) + ") makes " + unit +
+                          "s " + std::to_string(i) + " and " + std::to_string(j) + " of '" +
                           role.name + "' write the same elements of '" + b.name + "' (" +
                           tiles[i].describe(m_model) + " and " + tiles[j].describe(m_model) + ")";
     message += so.instanceVars == 0
@@ -160,12 +160,12 @@ private:
     Diagnostic* d = m_ctx.reporter.report(VerifyId::InstanceWriteOverlap,
                                           m_ctx.operandRange(op, operand), message);
     std::int64_t instances = unit == "thread" ? role.threads()
-                             : unit == "warp"   ? role.warps()
-                                                : (role.warps() + 3) / 4;
+                             : unit == "warp" ? role.warps()
+                                              : (role.warps() + 3) / 4;
     addNote(d, m_ctx.declRange(role.decl),
-            "'" + role.name + "' runs " + std::to_string(instances) + " " + unit +
-                "s (warps " + std::to_string(role.warpBegin) + ".." +
-                std::to_string(role.warpEnd - 1) + "), each executing this instruction");
+            "'" + role.name + "' runs " + std::to_string(instances) + " " + unit + "s (warps " +
+                std::to_string(role.warpBegin) + ".." + std::to_string(role.warpEnd - 1) +
+                "), each executing this instruction");
     addNote(d, m_ctx.declRange(b.decl), "'" + b.name + "' declared here");
     std::string var = unit == "thread" ? "tid" : unit == "warp" ? "warp" : "wg";
     setFix(d, "give each " + unit + " its own elements: index the destination by `" + var +
@@ -180,6 +180,8 @@ private:
 
 } // namespace
 
-void checkInstanceWrites(Context& ctx) { InstanceWrites(ctx).run(); }
+void checkInstanceWrites(Context& ctx) {
+  InstanceWrites(ctx).run();
+}
 
 } // namespace cake::verify::detail

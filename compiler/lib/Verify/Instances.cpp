@@ -64,8 +64,8 @@ std::string bytes(std::pair<std::int64_t, std::int64_t> r) {
 } // namespace
 
 InstanceModel::InstanceModel(Context& ctx, std::size_t agents, std::vector<std::size_t> barrierBase)
-    : m_ctx(ctx), m_model(ctx.model), m_plan(planBarriers(ctx.module, ctx.model)),
-      m_agents(agents), m_barrierBase(std::move(barrierBase)) {
+    : m_ctx(ctx), m_model(ctx.model), m_plan(planBarriers(ctx.module, ctx.model)), m_agents(agents),
+      m_barrierBase(std::move(barrierBase)) {
   m_width = agents;
   for (std::size_t r = 0; r < m_model.roles.size(); ++r) {
     m_base.push_back(m_width);
@@ -94,10 +94,10 @@ InstanceModel::Warps InstanceModel::issuers(std::size_t role, const Step& s) con
   if (cached < 0) {
     const sema::OpInfo& op = m_ctx.op(s);
     reg::IssueScope scope = issueScope(op, s.attributes.empty() ? op.attributes : s.attributes);
-    cached = scope == reg::IssueScope::Elected ? 0
+    cached = scope == reg::IssueScope::Elected                                     ? 0
              : scope == reg::IssueScope::Warpgroup && op.primitive->issueAttribute ? 1
-             : scope == reg::IssueScope::Warpgroup                                  ? 3
-                                                                                    : 2;
+             : scope == reg::IssueScope::Warpgroup                                 ? 3
+                                                                                   : 2;
   }
   std::size_t n = warps(role);
   if (cached == 0)
@@ -208,7 +208,9 @@ void InstanceModel::syncPass(std::pair<std::size_t, std::int64_t> key, std::size
     join(c, it->second);
 }
 
-void InstanceModel::roleSync(std::size_t role) { rendezvous(role, 0, warps(role)); }
+void InstanceModel::roleSync(std::size_t role) {
+  rendezvous(role, 0, warps(role));
+}
 
 void InstanceModel::release(std::size_t role, const Step& s, std::size_t barrier,
                             std::int64_t element, std::size_t agent, std::uint64_t agentCount) {
@@ -342,9 +344,10 @@ void InstanceModel::perform(const InstanceAccess& a, bool asyncProxyRead, const 
     if (b.space == ir::Space::Smem && a.write) {
       if (a.asyncProxy) {
         // Async-proxy data replaces what generic writes left there: nothing to fence.
-        m_generic.erase(std::remove_if(m_generic.begin(), m_generic.end(),
-                                       [&](const GenericWrite& g) { return g.footprint->overlaps(f); }),
-                        m_generic.end());
+        m_generic.erase(
+            std::remove_if(m_generic.begin(), m_generic.end(),
+                           [&](const GenericWrite& g) { return g.footprint->overlaps(f); }),
+            m_generic.end());
       } else {
         m_generic.erase(std::remove_if(m_generic.begin(), m_generic.end(),
                                        [&](const GenericWrite& g) {
@@ -352,8 +355,8 @@ void InstanceModel::perform(const InstanceAccess& a, bool asyncProxyRead, const 
                                                 g.fenceStamp != 0 && g.footprint->overlaps(f);
                                        }),
                         m_generic.end());
-        m_generic.push_back({a.role, w, fp, comp(a.role, w),
-                             m_clocks[a.role][w][comp(a.role, w)], 0, nullptr, a.step});
+        m_generic.push_back({a.role, w, fp, comp(a.role, w), m_clocks[a.role][w][comp(a.role, w)],
+                             0, nullptr, a.step});
       }
     }
   }
@@ -366,8 +369,8 @@ std::string InstanceModel::who(std::size_t role, std::size_t warp) const {
   return out + " of '" + m_model.roles[role].name + "'";
 }
 
-void InstanceModel::judge(const InstanceAccess& a, std::size_t warp, const Footprint& f,
-                          bool write, bool tma, const Clock& roleClock) {
+void InstanceModel::judge(const InstanceAccess& a, std::size_t warp, const Footprint& f, bool write,
+                          bool tma, const Clock& roleClock) {
   const Clock& clock = m_clocks[a.role][warp];
   auto visit = [&](const std::vector<Record>& history, bool sameBuffer) {
     // Latest first: the note then names the access closest to this one.
@@ -417,13 +420,12 @@ void InstanceModel::judge(const InstanceAccess& a, std::size_t warp, const Footp
       return;
 }
 
-const InstanceModel::Release* InstanceModel::releaseBetween(const Record& x,
-                                                            std::size_t readerRole,
+const InstanceModel::Release* InstanceModel::releaseBetween(const Record& x, std::size_t readerRole,
                                                             std::size_t warp) const {
   const Clock& clock = m_clocks[readerRole][warp];
   for (const Release& r : m_releases)
-    if (r.role == x.role && r.time >= x.issued && x.warp < r.covered.size() &&
-        !r.covered[x.warp] && clock[comp(r.role, r.warp)] >= r.stamp)
+    if (r.role == x.role && r.time >= x.issued && x.warp < r.covered.size() && !r.covered[x.warp] &&
+        clock[comp(r.role, r.warp)] >= r.stamp)
       return &r;
   return nullptr;
 }
@@ -442,8 +444,8 @@ void InstanceModel::reportPartialRelease(const Record& x, const InstanceAccess& 
   if (!rel) {
     Diagnostic* d = m_ctx.reporter.report(
         VerifyId::PartialRelease, m_ctx.opRange(later),
-        overwrite + " after a synchronisation with other instances of '" + owner + "' only: " +
-            access + " and no barrier orders that instance before it",
+        overwrite + " after a synchronisation with other instances of '" + owner +
+            "' only: " + access + " and no barrier orders that instance before it",
         std::to_string(x.step->op));
     addNote(d, m_ctx.opRange(other), "the unordered access of " + who(x.role, x.warp));
     return;
@@ -457,8 +459,8 @@ void InstanceModel::reportPartialRelease(const Record& x, const InstanceAccess& 
       "'" + op.primitive->name + "' (" + m_ctx.context(*rel->step) + ") releases the slot for '" +
           owner + "' from " + who(rel->role, rel->warp) + ", but its arrival carries only the " +
           "accesses of the instances it is synchronised with, not " + std::to_string(uncovered) +
-          " other warp(s) of the role: " + access + " and may still be doing so when " +
-          overwrite + " after observing this release");
+          " other warp(s) of the role: " + access + " and may still be doing so when " + overwrite +
+          " after observing this release");
   addNote(d, m_ctx.opRange(other),
           "access by " + who(x.role, x.warp) + " that the release does not cover (" +
               m_ctx.context(*x.step) + ")");
@@ -486,30 +488,34 @@ void InstanceModel::reportTma(const Record& x, const InstanceAccess& a, std::siz
     Diagnostic* d = m_ctx.reporter.report(
         VerifyId::TmaReadBeforeWait, m_ctx.operandRange(mine, a.operand),
         "'" + mine.primitive->name + "' of " + who(a.role, warp) + " " +
-            (a.write ? "writes " : "reads ") + f.describe(m_model) + " (" +
-            m_ctx.context(*a.step) + "), which the role's own 'tma.load' (" +
-            m_ctx.context(*x.step) + ") fills, but this warp has not waited on " + through +
+            (a.write ? "writes " : "reads ") + f.describe(m_model) + " (" + m_ctx.context(*a.step) +
+            "), which the role's own 'tma.load' (" + m_ctx.context(*x.step) +
+            ") fills, but this warp has not waited on " + through +
             " for the phase that load completes: the data may not have landed",
         std::to_string(x.step->op));
     addNote(d, m_ctx.opRange(other), "the TMA load, completing on " + through);
-    setFix(d, "wait on " + through + " (mbarrier.try_wait with the load's phase parity) in "
-              "every warp of '" + role + "' before touching the destination");
+    setFix(d, "wait on " + through +
+                  " (mbarrier.try_wait with the load's phase parity) in "
+                  "every warp of '" +
+                  role + "' before touching the destination");
     return;
   }
   Diagnostic* d = m_ctx.reporter.report(
       VerifyId::TmaRearmWhileRead, m_ctx.opRange(mine),
       "'" + mine.primitive->name + "' re-arms " + f.describe(m_model) + " (" +
-          m_ctx.context(*a.step) + ") from " + who(a.role, warp) + " while " +
-          who(x.role, x.warp) + " may still " + (x.write ? "write" : "read") + " it with '" +
-          other.primitive->name + "' (" + m_ctx.context(*x.step) +
+          m_ctx.context(*a.step) + ") from " + who(a.role, warp) + " while " + who(x.role, x.warp) +
+          " may still " + (x.write ? "write" : "read") + " it with '" + other.primitive->name +
+          "' (" + m_ctx.context(*x.step) +
           "): the issuing thread has not synchronised with the role's other instances since "
           "their access, so the copy can overwrite data they have not consumed",
       std::to_string(x.step->op));
   addNote(d, m_ctx.opRange(other),
           "access by " + who(x.role, x.warp) + " (" + m_ctx.context(*x.step) + ")");
   setFix(d, "order the role's instances before the copy is re-armed: a cta.sync (or a bar.sync "
-            "of '" + role + "') after the last read of the buffer, or an empty barrier every "
-            "reading instance arrives on and the issuing thread waits for");
+            "of '" +
+                role +
+                "') after the last read of the buffer, or an empty barrier every "
+                "reading instance arrives on and the issuing thread waits for");
 }
 
 void InstanceModel::reportViewClobber(const Record& x, const InstanceAccess& a, std::size_t warp,
@@ -525,9 +531,9 @@ void InstanceModel::reportViewClobber(const Record& x, const InstanceAccess& a, 
   Diagnostic* d = m_ctx.reporter.report(
       VerifyId::InstanceViewClobber, m_ctx.opRange(mine),
       "'" + mine.primitive->name + "' of " + who(a.role, warp) + " " +
-          (a.write ? "writes " : "reads ") + f.describe(m_model) + " (" +
-          m_ctx.context(*a.step) + "), bytes " + bytes(shared) + " of pool '" + w.pool +
-          "', which '" + v.name + "' also holds, while " + who(x.role, x.warp) + " may still " +
+          (a.write ? "writes " : "reads ") + f.describe(m_model) + " (" + m_ctx.context(*a.step) +
+          "), bytes " + bytes(shared) + " of pool '" + w.pool + "', which '" + v.name +
+          "' also holds, while " + who(x.role, x.warp) + " may still " +
           (x.write ? "write" : "read") + " " + x.footprint->describe(m_model) + " there with '" +
           other.primitive->name + "' (" + m_ctx.context(*x.step) +
           "): no barrier orders the two instances, so a faster one clobbers the other's data",
@@ -556,7 +562,8 @@ void InstanceModel::checkProxy(const InstanceAccess& a, std::size_t warp, const 
             ") comes after the synchronisation that hands its '" + writer.primitive->name +
             "' write of " + g.footprint->describe(m_model) + " to " + who(a.role, warp) +
             ", which reads it through the async proxy with '" + reader.primitive->name + "' (" +
-            m_ctx.context(*a.step) + "): a proxy fence covers only the fencing thread's own "
+            m_ctx.context(*a.step) +
+            "): a proxy fence covers only the fencing thread's own "
             "writes, and only when it is ordered before the async-proxy access");
     addNote(d, m_ctx.opRange(writer),
             "generic-proxy write by " + who(g.role, g.warp) + " (" + m_ctx.context(*g.step) + ")");

@@ -129,8 +129,8 @@ private:
   void rendezvous(std::size_t role, std::size_t first, std::size_t count);
   void pruneHistory(std::vector<Record>& history);
   const Footprint* warpFootprint(const InstanceAccess& a, std::size_t warp);
-  void judge(const InstanceAccess& a, std::size_t warp, const Footprint& f, bool write,
-             bool tma, const Clock& roleClock);
+  void judge(const InstanceAccess& a, std::size_t warp, const Footprint& f, bool write, bool tma,
+             const Clock& roleClock);
   void checkProxy(const InstanceAccess& a, std::size_t warp, const Footprint& f);
   bool aliases(const Footprint& a, const Footprint& b) const;
   const Release* releaseBetween(const Record& x, std::size_t readerRole, std::size_t warp) const;
@@ -147,7 +147,7 @@ private:
   BarrierPlan m_plan;
   std::size_t m_agents = 0;
   std::vector<std::size_t> m_barrierBase;
-  std::vector<std::size_t> m_base;         ///< first instance component of each role
+  std::vector<std::size_t> m_base;          ///< first instance component of each role
   std::vector<std::vector<Clock>> m_clocks; ///< per role, per warp
   std::vector<std::vector<Element>> m_elements;
   std::map<std::pair<std::size_t, std::int64_t>, Clock> m_joined;
