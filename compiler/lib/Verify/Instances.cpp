@@ -232,13 +232,12 @@ void InstanceModel::release(std::size_t role, const Step& s, std::size_t barrier
   rel.role = role;
   rel.step = &s;
   rel.time = m_time;
-  rel.covered.assign(clocks.size(), false);
   bool all = true;
   for (std::size_t v = 0; v < clocks.size(); ++v) {
     for (std::size_t w : arriving)
       if (clocks[w][comp(role, v)] >= clocks[v][comp(role, v)])
-        rel.covered[v] = true;
-    all = all && rel.covered[v];
+        rel.covered |= std::uint64_t(1) << v;
+    all = all && (rel.covered >> v & 1);
   }
   if (all)
     return;
@@ -424,7 +423,7 @@ const InstanceModel::Release* InstanceModel::releaseBetween(const Record& x, std
                                                             std::size_t warp) const {
   const Clock& clock = m_clocks[readerRole][warp];
   for (const Release& r : m_releases)
-    if (r.role == x.role && r.time >= x.issued && x.warp < r.covered.size() && !r.covered[x.warp] &&
+    if (r.role == x.role && r.time >= x.issued && !(r.covered >> x.warp & 1) &&
         clock[comp(r.role, r.warp)] >= r.stamp)
       return &r;
   return nullptr;
@@ -452,8 +451,8 @@ void InstanceModel::reportPartialRelease(const Record& x, const InstanceAccess& 
   }
   const sema::OpInfo& op = m_ctx.op(*rel->step);
   std::size_t uncovered = 0;
-  for (bool c : rel->covered)
-    uncovered += c ? 0 : 1;
+  for (std::size_t v = 0; v < warps(rel->role); ++v)
+    uncovered += rel->covered >> v & 1 ? 0 : 1;
   Diagnostic* d = m_ctx.reporter.report(
       VerifyId::PartialRelease, m_ctx.opRange(op),
       "'" + op.primitive->name + "' (" + m_ctx.context(*rel->step) + ") releases the slot for '" +

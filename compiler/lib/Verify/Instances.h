@@ -95,7 +95,9 @@ private:
     std::size_t role = 0;
     const Step* step = nullptr;
     std::uint64_t time = 0;
-    std::vector<bool> covered; ///< warps of the role whose accesses the arrival carries
+    /// Warps of the role whose accesses the arrival carries (bit per warp; a role has at
+    /// most 32 warps).
+    std::uint64_t covered = 0;
     std::size_t warp = 0;      ///< an arriving warp
     std::uint64_t stamp = 0;   ///< its own clock at the arrival
   };
