@@ -284,8 +284,8 @@ private:
     }
     // The step executes.
     ++m_time;
-    ++rs.clock[r];
     m_inst->execute(r, s, m_time);
+    ++rs.clock[r];
     std::size_t issueEvent = m_ctx.result.trace.size();
     record(TraceEvent::Kind::Issue, r, s, "", -1, -1, -1, 0);
     (void)issueEvent;
