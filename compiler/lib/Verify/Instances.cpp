@@ -233,7 +233,8 @@ void InstanceModel::release(std::size_t role, const Step& s, std::size_t barrier
   rel.step = &s;
   rel.time = m_time;
   bool all = true;
-  for (std::size_t v = 0; v < clocks.size(); ++v) {
+  // A CTA has at most 32 warps; warps past the mask (a refused launch shape) count as covered.
+  for (std::size_t v = 0; v < clocks.size() && v < 64; ++v) {
     for (std::size_t w : arriving)
       if (clocks[w][comp(role, v)] >= clocks[v][comp(role, v)])
         rel.covered |= std::uint64_t(1) << v;
@@ -423,7 +424,7 @@ const InstanceModel::Release* InstanceModel::releaseBetween(const Record& x, std
                                                             std::size_t warp) const {
   const Clock& clock = m_clocks[readerRole][warp];
   for (const Release& r : m_releases)
-    if (r.role == x.role && r.time >= x.issued && !(r.covered >> x.warp & 1) &&
+    if (r.role == x.role && r.time >= x.issued && x.warp < 64 && !(r.covered >> x.warp & 1) &&
         clock[comp(r.role, r.warp)] >= r.stamp)
       return &r;
   return nullptr;
@@ -451,7 +452,7 @@ void InstanceModel::reportPartialRelease(const Record& x, const InstanceAccess& 
   }
   const sema::OpInfo& op = m_ctx.op(*rel->step);
   std::size_t uncovered = 0;
-  for (std::size_t v = 0; v < warps(rel->role); ++v)
+  for (std::size_t v = 0; v < warps(rel->role) && v < 64; ++v)
     uncovered += rel->covered >> v & 1 ? 0 : 1;
   Diagnostic* d = m_ctx.reporter.report(
       VerifyId::PartialRelease, m_ctx.opRange(op),
