@@ -50,6 +50,9 @@ void simulate(Context& ctx);
 /// Per-role program-order checks: async results used before their wait, wgmma.fence, async
 /// work pending at exit, intra-role races between warps of one role.
 void checkAsync(Context& ctx);
+/// Shared-memory writes of one instruction by several warps / warpgroups of a role that
+/// address the same elements (a subscript that does not depend on the instance).
+void checkInstanceWrites(Context& ctx);
 /// Lanes of every warp-issued tensor-memory access against the issuing warp's lane quarter.
 void checkTmemLanes(Context& ctx);
 void checkResources(Context& ctx);

@@ -199,6 +199,14 @@ private:
       if (auto it = m_vars.find(e.text); it != m_vars.end())
         return Interval{it->second, it->second};
       std::int64_t warps = m_role->warps();
+      if (m_instance) {
+        if (e.text == "tid")
+          return m_instance->tid;
+        if (e.text == "warp")
+          return Interval{m_instance->warp, m_instance->warp};
+        if (e.text == "wg")
+          return Interval{m_instance->wg, m_instance->wg};
+      }
       if (e.text == "tid")
         return Interval{0, warps * 32 - 1};
       if (e.text == "lane")
@@ -304,6 +312,43 @@ private:
     return out;
   }
 
+  /// Which instance variables an expression names (StepOperand::kNames*).
+  static unsigned instanceNames(const Expr& e) {
+    unsigned out = 0;
+    if (e.kind == ExprKind::Name)
+      out |= e.text == "wg"                        ? StepOperand::kNamesWg
+             : e.text == "warp"                    ? StepOperand::kNamesWarp
+             : e.text == "tid" || e.text == "lane" ? StepOperand::kNamesThread
+                                                   : 0u;
+    for (const ExprPtr& c : e.children)
+      if (c)
+        out |= instanceNames(*c);
+    return out;
+  }
+
+  /// Per-warp footprints of a buffer operand whose subscript names an instance variable.
+  void instanceFootprints(const Operand& o, const sema::BufferInfo& b, std::size_t index,
+                          StepOperand& so) {
+    unsigned names = 0;
+    for (const Index& idx : o.indices) {
+      if (idx.start)
+        names |= instanceNames(*idx.start);
+      if (idx.size)
+        names |= instanceNames(*idx.size);
+    }
+    so.instanceVars = names;
+    if (!names || m_role->warps() < 2)
+      return;
+    // One footprint per warpgroup when the subscript names nothing finer.
+    std::int64_t step = names == StepOperand::kNamesWg ? 4 : 1;
+    so.instanceFootprints.reserve(std::size_t((m_role->warps() + step - 1) / step));
+    for (std::int64_t w = 0; w < m_role->warps(); w += step) {
+      m_instance = Instance{w, w / 4, Interval{w * 32, w * 32 + 31}};
+      so.instanceFootprints.push_back(footprint(o, b, index));
+    }
+    m_instance.reset();
+  }
+
   void emit(const Stmt& s) {
     auto it = m_opIndex.find(&s);
     if (it == m_opIndex.end())
@@ -344,6 +389,10 @@ private:
         }
       } else if (info.entity == sema::EntityKind::Buffer) {
         so.footprint = footprint(o, m_model.buffers[info.entityIndex], info.entityIndex);
+        // Per-instance footprints serve the instance analyses of shared and tensor memory.
+        ir::Space space = m_model.buffers[info.entityIndex].space;
+        if (o.subscripted && (space == ir::Space::Smem || space == ir::Space::Tmem))
+          instanceFootprints(o, m_model.buffers[info.entityIndex], info.entityIndex, so);
         if (op.primitive->issue == reg::IssueScope::Warp && !op.primitive->issueAttribute &&
             m_model.buffers[info.entityIndex].space == ir::Space::Tmem)
           so.warpLanes = warpLanes(o, m_model.buffers[info.entityIndex]);
@@ -369,6 +418,13 @@ private:
   RoleStream* m_stream = nullptr;
   std::vector<std::int64_t> m_counters; ///< per pipeline (model order)
   std::map<std::string, std::int64_t> m_vars;
+  /// The warp whose footprint is being evaluated: `warp`, `wg` and `tid` of its threads.
+  struct Instance {
+    std::int64_t warp = 0;
+    std::int64_t wg = 0;
+    Interval tid;
+  };
+  std::optional<Instance> m_instance;
   std::map<std::string, std::vector<std::int64_t>> m_tiles;
   std::vector<std::pair<std::size_t, std::int64_t>> m_loopValues;
   std::uint64_t m_iteration = 0;

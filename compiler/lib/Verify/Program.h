@@ -34,6 +34,22 @@ struct StepOperand {
   /// first dimension evaluated with `warp` bound to each warp of the role); empty when not
   /// warp-issued or not statically known.
   std::vector<sema::Interval> warpLanes;
+  /// Buffer operands whose subscript names an instance variable (`wg`, `warp`, `tid`,
+  /// `lane`): the footprint of each warp of the role, with `warp` and `wg` bound to that warp
+  /// and `tid` to its 32 threads; one per warpgroup when the subscript names only `wg`. Empty
+  /// when it names none: every instance then addresses `footprint`.
+  std::vector<Footprint> instanceFootprints;
+  /// The footprint of role-relative warp `w` (`footprint` when no per-instance one exists).
+  const Footprint* warpFootprint(std::size_t w) const {
+    std::size_t i = instanceVars == kNamesWg ? w / 4 : w;
+    return i < instanceFootprints.size() ? &instanceFootprints[i]
+           : footprint                   ? &*footprint
+                                         : nullptr;
+  }
+  /// Instance variables the subscript names: kNamesWg, kNamesWarp, kNamesThread (`tid` or
+  /// `lane`: a warp's footprint then covers its 32 threads).
+  unsigned instanceVars = 0;
+  static constexpr unsigned kNamesWg = 1, kNamesWarp = 2, kNamesThread = 4;
 };
 
 /// One execution of one operation by one role.

@@ -11,6 +11,7 @@
 // issuing thread.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Analyses.h"
+#include "Instances.h"
 
 #include "cake/Support/StringUtil.h"
 
@@ -18,19 +19,13 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
 namespace cake::verify::detail {
 
 namespace {
-
-using Clock = std::vector<std::uint64_t>;
-
-void join(Clock& into, const Clock& from) {
-  for (std::size_t i = 0; i < into.size() && i < from.size(); ++i)
-    into[i] = std::max(into[i], from[i]);
-}
 
 struct Access {
   std::size_t role = 0;
@@ -44,6 +39,7 @@ struct Access {
   bool asyncProxy = false;
   std::uint64_t issued = 0; ///< simulation time the access was issued
   std::uint64_t done = 0;   ///< simulation time it completed (retirement for async work)
+  std::size_t operand = 0;  ///< operand index of the step (per-instance footprints)
 };
 
 /// One access of a pool view, for the liveness check of aliasing views.
@@ -156,6 +152,7 @@ public:
               step.operands[*e.operandIndex].present)
             m_initSomewhere[step.operands[*e.operandIndex].entityIndex] = true;
     m_tmemAlloc.assign(m_model.buffers.size(), {false, 0, 0, nullptr, false});
+    m_inst.emplace(ctx, m_width, m_barrierBase);
   }
 
   void run() {
@@ -278,6 +275,7 @@ private:
           }
           rv.arrived.push_back(r);
           join(rv.joined, rs.clock);
+          m_inst->syncArrive(key, r);
         }
         if (rv.arrived.size() < people.size())
           return false;
@@ -286,6 +284,7 @@ private:
     }
     // The step executes.
     ++m_time;
+    m_inst->execute(r, s, m_time);
     ++rs.clock[r];
     record(TraceEvent::Kind::Issue, r, s, "", -1, -1, -1, 0);
     for (const reg::EffectDef& e : op.primitive->effects) {
@@ -298,6 +297,7 @@ private:
         if (!es)
           break;
         join(rs.clock, es->completed);
+        m_inst->wait(r, s, so->entityIndex, so->element);
         rs.lastSync = &s;
         m_lastWait[{so->entityIndex, so->element}] = {&s, es->phase - 1};
         TraceEvent& ev = record(TraceEvent::Kind::Wait, r, s, m_model.barriers[so->entityIndex].name,
@@ -307,13 +307,16 @@ private:
         break;
       }
       case reg::EffectKind::Sync: {
-        if (!e.operandIndex && e.syncScope == "role")
+        if (!e.operandIndex && e.syncScope == "role") {
+          m_inst->roleSync(r);
           break;
+        }
         auto key = syncKey(r, s, e);
         auto it = m_rendezvous.find(key);
         if (it == m_rendezvous.end())
           break;
         join(rs.clock, it->second.joined);
+        m_inst->syncPass(key, r);
         rs.lastSync = &s;
         TraceEvent& ev = record(TraceEvent::Kind::Sync, r, s,
                                 key.first == SIZE_MAX ? "cta" : m_model.barriers[key.first].name,
@@ -379,6 +382,14 @@ private:
           kind = TraceEvent::Kind::CompleteTx;
         }
         join(es->release, rs.clock);
+        {
+          std::size_t agent = e.kind == reg::EffectKind::Commit ? commitAgent(r)
+                              : e.kind == reg::EffectKind::CompleteTx
+                                  ? m_barrierBase[so->entityIndex] + std::size_t(so->element)
+                                  : SIZE_MAX;
+          m_inst->release(r, s, so->entityIndex, so->element, agent,
+                          agent == SIZE_MAX ? 0 : m_agentCount[agent]);
+        }
         record(kind, r, s, m_model.barriers[so->entityIndex].name, so->element, es->phase, -1,
                amount);
         if (es->remaining <= 0 && es->tx == 0) {
@@ -391,6 +402,7 @@ private:
           es->release.assign(m_width, 0);
           es->remaining += m_model.barriers[so->entityIndex].count;
           ++es->phase;
+          m_inst->phaseDone(so->entityIndex, so->element);
         }
         break;
       }
@@ -403,10 +415,12 @@ private:
           rs.fenceAfter = rs.clock;
         else if (e.proxy == "tcgen05_before")
           rs.fenceBefore.push_back(rs.clock[r]);
-        if (e.proxy == "async")
+        if (e.proxy == "async") {
           for (GenericWrite& w : m_generic)
             if (w.role == r)
               w.fenced = true;
+          m_inst->proxyFence(r, s);
+        }
         // Makes this role's earlier mbarrier.init visible to the async proxy.
         if (e.proxy == "mbarrier_init")
           for (auto& elements : m_barriers)
@@ -445,6 +459,7 @@ private:
           a.issued = m_time;
           a.stamp = rs.clock[r];
           a.component = r;
+          a.operand = *e.operandIndex;
           perform(a, false);
           auto& t = m_tmemAlloc[so->footprint->buffer];
           t.live = false;
@@ -560,12 +575,15 @@ private:
     a.asyncProxy = e.proxy == "async";
     a.issued = m_time;
     a.component = r;
+    a.operand = *e.operandIndex;
     if (b.space == ir::Space::Tmem) {
       checkTmem(r, s, op, b);
       checkTcgenFences(r, a);
     }
     if (e.completion.rfind("group:", 0) == 0) {
       rs.open[e.completion.substr(6)].push_back({a, a.asyncProxy && !a.write});
+      a.stamp = rs.clock[r];
+      m_inst->issue(instance(a), a.asyncProxy && !a.write, rs.clock);
       return;
     }
     if (e.completion.rfind("barrier:", 0) == 0) {
@@ -686,9 +704,16 @@ private:
     }
   }
 
+  static InstanceAccess instance(const Access& a) {
+    return {a.step, a.role, a.operand, a.write, a.asyncProxy, a.footprint, a.component, a.stamp,
+            a.issued};
+  }
+
   void perform(Access a, bool asyncProxyRead) {
     a.done = m_time;
     const RoleState& rs = m_roles[a.role];
+    // Group-completed reads were checked against proxy fences at their issue.
+    m_inst->perform(instance(a), asyncProxyRead && a.issued == m_time, rs.clock);
     if (!m_model.buffers[a.footprint.buffer].pool.empty())
       m_viewAccesses[a.footprint.buffer].push_back({a.write, a.issued, a.done, a.step, a.role});
     // Proxy fences: an async-proxy read of data written through the generic proxy.
@@ -1117,6 +1142,7 @@ private:
   std::map<std::pair<std::size_t, std::int64_t>, std::pair<const Step*, std::int64_t>> m_lastWait;
   std::unordered_map<std::uint64_t, std::uint32_t> m_contexts; ///< trace text per iteration
   std::map<std::size_t, std::vector<ViewAccess>> m_viewAccesses;
+  std::optional<InstanceModel> m_inst;
   std::uint64_t m_time = 0;
 };
 

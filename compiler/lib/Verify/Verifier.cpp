@@ -62,6 +62,7 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
   detail::checkPatterns(ctx);
   detail::checkUsage(ctx);
   detail::checkTmemLanes(ctx);
+  detail::checkInstanceWrites(ctx);
   if (program.boundReached) {
     reporter.report(VerifyId::AnalysisBound, module.sourceMap.range(module.kernel->name.id),
                     "analysis bound reached: the roles' programs unroll to more than " +

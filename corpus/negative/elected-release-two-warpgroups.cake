@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Negative case: one elected thread frees a stage that two warpgroups read
+// The empty barrier counts one arrival and the math role releases each stage from one elected
+// thread after its own wgmma.wait. The arrival count is consistent, but the release carries only
+// warpgroup 0's reads: warpgroup 1's wgmma may still read the stage when the loader's next TMA
+// overwrites it.
+kernel wave_gemm_elected_release target=sm_90a {
+  const BM = 128
+  const BN = 64
+  const BK = 64
+  param A : bf16[2048, 512] role=input
+  param B : bf16[2048, 512] role=input
+  param C : bf16[2048, 2048] role=output
+  tensormap tA : bf16[BM, BK] source=A swizzle=128B
+  tensormap tB : bf16[BN, BK] source=B swizzle=128B
+  tensormap tC : bf16[BM, BN] source=C swizzle=128B
+  grid tiles=[16, 32] schedule=persistent
+  role loader warps=0..4 regs=40
+  role math warps=4..12 regs=232
+  pipeline ring stages=3
+  smem a_s : bf16[BM, BK] offset=0 stages=3 swizzle=128B pipeline=ring
+  smem b_s : bf16[BN, BK] offset=49152 stages=3 swizzle=128B pipeline=ring
+  smem c_s : bf16[BM, BN] offset=73728 swizzle=128B
+  mbarrier full count=1 producers=[loader] consumers=[math] pipeline=ring
+  mbarrier empty count=1 producers=[math] consumers=[loader] pipeline=ring
+  nbarrier epi roles=[math]
+  reg acc : f32[64, BN] scope=warpgroup
+  reg acc_bf : bf16[64, BN] scope=warpgroup
+  on loader {
+    mbarrier.init full
+    mbarrier.init empty
+    fence.mbarrier_init
+  }
+  on all {
+    cta.sync
+  }
+  on loader {
+    for t in tiles {
+      for k in 0..8 pipeline=ring {
+        mbarrier.try_wait empty[ring.slot] parity=ring.phase ^ 1
+        mbarrier.arrive_expect_tx full[ring.slot] bytes=24576
+        tma.load a_s[ring.slot], tA[t.x * BM, k * BK], full[ring.slot]
+        tma.load b_s[ring.slot], tB[t.y * BN, k * BK], full[ring.slot]
+      }
+    }
+  }
+  on math {
+    for t in tiles {
+      ew.fill acc value=0.0
+      for k in 0..8 pipeline=ring {
+        mbarrier.try_wait full[ring.slot] parity=ring.phase
+        wgmma.fence
+        wgmma.mma acc, a_s[ring.slot, wg * 64 +: 64, :], b_s[ring.slot]
+        wgmma.commit
+        wgmma.wait pending=0
+        mbarrier.arrive empty[ring.slot] scope=elected  // expected-blocking: ps-partial-release
+      }
+      cast acc_bf, acc
+      bulk.wait_group pending=0 read=true
+      bar.sync epi
+      stmatrix c_s[wg * 64 +: 64, :], acc_bf
+      fence.proxy.async
+      bar.sync epi
+      tma.store tC[t.x * BM, t.y * BN], c_s
+      bulk.commit_group
+    }
+    bulk.wait_group pending=0
+  }
+}
