@@ -59,6 +59,7 @@ constexpr FnInfo kFns[] = {
     {DefFn::RowBytes, "row_bytes", 1, true},
     {DefFn::BufferRowBytes, "buffer_row_bytes", 1, true},
     {DefFn::RowOffset, "row_offset", 1, true},
+    {DefFn::BaseAlign, "base_align", 1, true},
     {DefFn::MaxDim, "max_dim", 1, true},
     {DefFn::Min, "min", 2, false},
     {DefFn::Max, "max", 2, false},
@@ -564,6 +565,8 @@ DefValue evaluate(const DefExpr& e, const DefContext& ctx) {
       return f->bufferRowBytes <= 0 ? unknown() : DefValue::integer(f->bufferRowBytes);
     case DefFn::RowOffset:
       return f->isBuffer ? DefValue::integer(f->rowOffset) : unknown();
+    case DefFn::BaseAlign:
+      return f->baseAlign < 0 ? unknown() : DefValue::integer(f->baseAlign);
     case DefFn::MaxDim: {
       std::int64_t m = 0;
       for (std::int64_t d : f->shape)
