@@ -363,8 +363,8 @@ int cmdPrimitives(const std::string& argv0, const std::vector<std::string>& args
   for (const reg::Primitive* p : selected)
     printText(*p, !names.empty());
   if (names.empty())
-    std::printf("%zu primitive(s); 'cake primitives NAME' shows operands, effects and "
-                "constraints\n",
+    std::printf("%zu primitive(s); 'cake primitives NAME' shows operands, effects, "
+                "constraints and hardware requirements\n",
                 selected.size());
   return 0;
 }
