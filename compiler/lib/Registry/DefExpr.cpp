@@ -671,6 +671,14 @@ std::string describe(const OperandFacts& f) {
   std::string out = f.isTensorMap ? "tensor map " + std::string(ir::toString(f.dtype)) + shape + " (box)"
                                   : std::string(ir::toString(f.space)) + " " +
                                         std::string(ir::toString(f.dtype)) + shape;
+  // A view narrower than its buffer's rows: the row pitch is what alignment depends on.
+  if (f.isBuffer && !f.shape.empty() && f.bufferRowBytes > 0 &&
+      f.bufferRowBytes != (f.shape.back() * ir::info(f.dtype).bits + 7) / 8)
+    out += " (rows " + std::to_string(f.bufferRowBytes) + " bytes apart" +
+           (f.rowOffset % 16 == 0
+                ? std::string()
+                : ", start at a multiple of " + std::to_string(f.rowOffset) + " bytes") +
+           ")";
   // Swizzle is part of what the data looks like wherever it can be swizzled.
   if (f.isTensorMap || f.space == ir::Space::Smem || f.swizzle != "none")
     out += " swizzle " + f.swizzle;
