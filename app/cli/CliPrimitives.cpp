@@ -68,6 +68,31 @@ std::string effectText(const reg::EffectDef& e) {
   return s;
 }
 
+/// "checked by hw-a, hw-b" / "guaranteed: why" / "NOT CHECKED: why (when ...)".
+std::string requirementStatusText(const reg::RequirementDef& r) {
+  switch (r.status) {
+  case reg::RequirementStatus::Checked:
+    return "checked by " + join(r.checkedBy, ", ");
+  case reg::RequirementStatus::Guaranteed:
+    return "guaranteed: " + r.reason;
+  case reg::RequirementStatus::Unchecked:
+    return "NOT CHECKED" +
+           (r.whenText.empty() ? std::string() : " (relied on when " + r.whenText + ")") + ": " +
+           r.reason;
+  }
+  return {};
+}
+
+/// "14 requirements: 10 checked, 2 guaranteed, 2 unchecked".
+std::string requirementCounts(const reg::Primitive& p) {
+  std::size_t n[3] = {0, 0, 0};
+  for (const reg::RequirementDef& r : p.requirements)
+    ++n[static_cast<std::size_t>(r.status)];
+  return std::to_string(p.requirements.size()) + " requirement(s): " + std::to_string(n[0]) +
+         " checked, " + std::to_string(n[1]) + " guaranteed, " + std::to_string(n[2]) +
+         " unchecked";
+}
+
 void writeJson(json::Writer& w, const reg::Primitive& p) {
   w.beginObject();
   w.key("name").value(p.name);
@@ -161,6 +186,24 @@ void writeJson(json::Writer& w, const reg::Primitive& p) {
     w.endObject();
   }
   w.endArray();
+  w.key("requirements").beginArray();
+  for (const reg::RequirementDef& r : p.requirements) {
+    w.beginObject();
+    w.key("id").value(r.id).key("kind").value(r.kind).key("text").value(r.text);
+    w.key("ref").value(r.ref).key("status").value(reg::toString(r.status));
+    if (r.status == reg::RequirementStatus::Checked) {
+      w.key("checked_by").beginArray();
+      for (const std::string& c : r.checkedBy)
+        w.value(c);
+      w.endArray();
+    } else {
+      w.key("reason").value(r.reason);
+    }
+    if (!r.whenText.empty())
+      w.key("when").value(r.whenText);
+    w.endObject();
+  }
+  w.endArray();
   w.key("hardware").beginObject();
   w.key("ptx").value(p.hardware.ptx).key("min_ptx").value(p.hardware.minPtx);
   w.key("requires").beginArray();
@@ -207,6 +250,14 @@ void printText(const reg::Primitive& p, bool detail) {
     std::printf("  check   %s  [%s]\n", c.text.c_str(), c.code.c_str());
   for (const reg::EffectDef& e : p.effects)
     std::printf("  effect  %s\n", effectText(e).c_str());
+  if (!p.requirements.empty()) {
+    std::printf("  %s\n", requirementCounts(p).c_str());
+    for (const reg::RequirementDef& r : p.requirements) {
+      std::printf("  require %-26s %-13s %s\n", r.id.c_str(), r.kind.c_str(), r.text.c_str());
+      std::printf("          %s\n          ref: %s\n", requirementStatusText(r).c_str(),
+                  r.ref.c_str());
+    }
+  }
   std::printf("  ptx     %s (PTX ISA %s; needs %s)\n", p.hardware.ptx.c_str(),
               p.hardware.minPtx.c_str(),
               p.hardware.requires_.empty() ? "-" : join(p.hardware.requires_, ", ").c_str());
@@ -246,6 +297,15 @@ void printMarkdown(const reg::Primitive& p) {
   std::printf("\nEffects:\n");
   for (const reg::EffectDef& e : p.effects)
     std::printf("- `%s`\n", effectText(e).c_str());
+  if (!p.requirements.empty()) {
+    std::printf(
+        "\nHardware requirements (%s):\n\n| requirement | kind | what | enforced | source |\n"
+        "|---|---|---|---|---|\n",
+        requirementCounts(p).c_str());
+    for (const reg::RequirementDef& r : p.requirements)
+      std::printf("| `%s` | %s | %s | %s | %s |\n", r.id.c_str(), r.kind.c_str(), r.text.c_str(),
+                  requirementStatusText(r).c_str(), r.ref.c_str());
+  }
   std::printf("\n");
 }
 
@@ -303,8 +363,8 @@ int cmdPrimitives(const std::string& argv0, const std::vector<std::string>& args
   for (const reg::Primitive* p : selected)
     printText(*p, !names.empty());
   if (names.empty())
-    std::printf("%zu primitive(s); 'cake primitives NAME' shows operands, effects and "
-                "constraints\n",
+    std::printf("%zu primitive(s); 'cake primitives NAME' shows operands, effects, "
+                "constraints and hardware requirements\n",
                 selected.size());
   return 0;
 }

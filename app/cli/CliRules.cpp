@@ -163,7 +163,7 @@ int cmdExplain(const std::string& argv0, const std::vector<std::string>& all) {
   }
   if (format == "json") {
     json::Writer w;
-    driver::writeRuleJson(w, *rule);
+    driver::writeRuleJson(w, *rule, &compiler->registry());
     std::cout << w.str() << "\n";
     return 0;
   }

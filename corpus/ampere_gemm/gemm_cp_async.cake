@@ -16,9 +16,9 @@ kernel gemm_bf16_cp_async target=sm_80 {
   const BK = 32
   const KT = K / BK
 
-  param A : bf16[M, K] role=input
-  param B : bf16[N, K] role=input
-  param C : bf16[M, N] role=output
+  param A : bf16[M, K] role=input align=16
+  param B : bf16[N, K] role=input align=16
+  param C : bf16[M, N] role=output align=16
 
   grid tiles=[M / BM, N / BN]
 

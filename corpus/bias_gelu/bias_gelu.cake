@@ -11,9 +11,9 @@ kernel bias_gelu target=sm_80 {
   const ROWS = 2
   const VEC = 16
 
-  param X : bf16[M, N] role=input
-  param Bias : bf16[N] role=input
-  param Y : bf16[M, N] role=output
+  param X : bf16[M, N] role=input align=16
+  param Bias : bf16[N] role=input align=16
+  param Y : bf16[M, N] role=output align=16
 
   grid tiles=[M / ROWS]
 

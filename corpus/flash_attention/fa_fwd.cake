@@ -18,10 +18,10 @@ kernel flash_attention_fwd target=sm_90a {
   const BKV = 128
   const ROWS = BATCH * HEADS * S
 
-  param Q : bf16[ROWS, D] role=input
-  param Kt : bf16[ROWS, D] role=input
-  param V : bf16[ROWS, D] role=input
-  param O : bf16[ROWS, D] role=output
+  param Q : bf16[ROWS, D] role=input align=16
+  param Kt : bf16[ROWS, D] role=input align=16
+  param V : bf16[ROWS, D] role=input align=16
+  param O : bf16[ROWS, D] role=output align=16
 
   tensormap tQ : bf16[BQ, 64] source=Q swizzle=128B
   tensormap tK : bf16[BKV, 64] source=Kt swizzle=128B

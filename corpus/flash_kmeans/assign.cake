@@ -18,10 +18,10 @@ kernel flash_kmeans_assign target=sm_90a {
   const BP = 128
   const BC = 256
 
-  param X : bf16[B * N, D] role=input
-  param Cent : bf16[B * K, D] role=input
-  param CNorm : f32[B * K] role=input
-  param Idx : i32[B * N] role=output
+  param X : bf16[B * N, D] role=input align=16
+  param Cent : bf16[B * K, D] role=input align=16
+  param CNorm : f32[B * K] role=input align=16
+  param Idx : i32[B * N] role=output align=16
 
   tensormap tX : bf16[BP, 64] source=X swizzle=128B
   tensormap tC : bf16[BC, 64] source=Cent swizzle=128B

@@ -15,9 +15,9 @@ kernel gemm_bf16_ws target=sm_90a {
   const BN = 128
   const BK = 64
 
-  param A : bf16[M, K] role=input
-  param B : bf16[N, K] role=input
-  param C : bf16[M, N] role=output
+  param A : bf16[M, K] role=input align=16
+  param B : bf16[N, K] role=input align=16
+  param C : bf16[M, N] role=output align=16
 
   tensormap tA : bf16[BM, BK] source=A swizzle=128B
   tensormap tB : bf16[BN, BK] source=B swizzle=128B

@@ -77,7 +77,7 @@ kernel stmatrix_60_columns target=sm_90a {
       bar.sync epi
       // Two halves, as in the 128-wide kernel: 60 columns each.
       for h in 0..2 {
-        stmatrix c_s[wg * 64 +: 64, h * 60 +: 60], acc_bf[:, h * 60 +: 60]  // expected-blocking: hw-stmatrix-shape
+        stmatrix c_s[wg * 64 +: 64, h * 60 +: 60], acc_bf[:, h * 60 +: 60]  // expected-blocking: hw-stmatrix-shape // expected-blocking: hw-stmatrix-shape {{16-byte aligned}}
       }
       // stmatrix writes through the generic proxy; the TMA store reads through the async one.
       fence.proxy.async

@@ -11,9 +11,9 @@ kernel rmsnorm target=sm_90a {
   const HIDDEN = 4096
   const PER_WARP = HIDDEN / 4
 
-  param X : bf16[ROWS, HIDDEN] role=input
-  param W : bf16[HIDDEN] role=input
-  param Y : bf16[ROWS, HIDDEN] role=output
+  param X : bf16[ROWS, HIDDEN] role=input align=16
+  param W : bf16[HIDDEN] role=input align=16
+  param Y : bf16[ROWS, HIDDEN] role=output align=16
 
   grid tiles=[ROWS] schedule=persistent
 

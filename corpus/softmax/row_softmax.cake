@@ -16,8 +16,8 @@ kernel row_softmax target=sm_80 {
   const CHUNK = VEC * THREADS
   const CHUNKS = COLS / CHUNK
 
-  param X : bf16[ROWS, COLS] role=input
-  param Y : bf16[ROWS, COLS] role=output
+  param X : bf16[ROWS, COLS] role=input align=16
+  param Y : bf16[ROWS, COLS] role=output align=16
 
   grid tiles=[ROWS]
 

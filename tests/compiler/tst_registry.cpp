@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 using namespace cake;
 
@@ -48,6 +49,32 @@ std::string replaced(const QString& from, const QString& to) {
   if (!base.contains(from))
     qFatal("test bug: '%s' not in the base definition", qPrintable(from));
   return base.replace(from, to).toStdString();
+}
+
+/// The base definition with a requirements table inserted on the "hardware" line (line 21), so
+/// the lines of every other field stay where the malformed rows expect them.
+const char* kReqs =
+    R"JSON("requirements": [{"id": "smem-aligned", "kind": "alignment", "text": "t", "ref": "PTX ISA, ld", "checked_by": ["hw-smem-alignment"]}, {"id": "fits", "kind": "limit", "text": "t", "ref": "r", "guaranteed": "by construction"}, {"id": "gap", "kind": "registers", "text": "t", "ref": "r", "unchecked": "not modelled", "when": "n > 2"}], )JSON";
+
+std::string withRequirements(const QString& from = {}, const QString& to = {}) {
+  QString reqs = QString::fromUtf8(kReqs);
+  if (!from.isEmpty()) {
+    if (!reqs.contains(from))
+      qFatal("test bug: '%s' not in the requirements", qPrintable(from));
+    reqs.replace(from, to);
+  }
+  return replaced("\"hardware\": {", reqs + "\"hardware\": {");
+}
+
+/// Column (1-based) of `needle` in the line of kReqs after applying from -> to (line 21).
+int reqColumn(const QString& needle, const QString& from = {}, const QString& to = {}) {
+  QString reqs = QString::fromUtf8(kReqs);
+  if (!from.isEmpty())
+    reqs.replace(from, to);
+  int at = reqs.indexOf(needle);
+  if (at < 0)
+    qFatal("test bug: '%s' not in the requirements", qPrintable(needle));
+  return 3 + at; // the line starts with two spaces of indentation
 }
 
 struct Loaded {
@@ -287,6 +314,167 @@ private Q_SLOTS:
     QFETCH(QString, value);
     QFETCH(bool, ok);
     QCOMPARE(reg::isPtxTokenWord(value.toStdString()), ok);
+  }
+
+  void requirementsRead() {
+    auto l = load(withRequirements());
+    QVERIFY2(l->prim, qPrintable(test::messages(l->diags)));
+    QVERIFY2(l->diags.empty(), qPrintable(test::messages(l->diags)));
+    const auto& r = l->prim->requirements;
+    QCOMPARE(r.size(), std::size_t(3));
+    QCOMPARE(QString::fromStdString(r[0].id), QStringLiteral("smem-aligned"));
+    QVERIFY(r[0].status == reg::RequirementStatus::Checked);
+    QCOMPARE(r[0].checkedBy, std::vector<std::string>{"hw-smem-alignment"});
+    QCOMPARE(r[0].checkedByRanges.size(), std::size_t(1));
+    QVERIFY(r[1].status == reg::RequirementStatus::Guaranteed);
+    QCOMPARE(QString::fromStdString(r[1].reason), QStringLiteral("by construction"));
+    QVERIFY(r[2].status == reg::RequirementStatus::Unchecked);
+    QCOMPARE(QString::fromStdString(r[2].reason), QStringLiteral("not modelled"));
+    QVERIFY(r[2].when.has_value());
+    QCOMPARE(QString::fromStdString(r[2].whenText), QStringLiteral("n > 2"));
+    QCOMPARE(l->prim->requirement("gap"), &r[2]);
+    QVERIFY(!l->prim->requirement("nope"));
+  }
+
+  void malformedRequirements_data() {
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("at"); // text whose first character the finding points at
+    QTest::newRow("unknown kind") << "\"kind\": \"limit\""
+                                  << "\"kind\": \"size\""
+                                  << "def-invalid-value"
+                                  << "\"size\"";
+    QTest::newRow("id not a code") << "\"id\": \"fits\""
+                                   << "\"id\": \"Fits Well\""
+                                   << "def-invalid-value"
+                                   << "\"Fits Well\"";
+    QTest::newRow("duplicate id") << "\"id\": \"fits\""
+                                  << "\"id\": \"gap\""
+                                  << "def-duplicate"
+                                  << "\"gap\", \"kind\": \"registers\"";
+    QTest::newRow("no status") << ", \"guaranteed\": \"by construction\""
+                               << ""
+                               << "def-missing-field"
+                               << "{\"id\": \"fits\"";
+    QTest::newRow("two statuses") << "\"guaranteed\": \"by construction\""
+                                  << "\"guaranteed\": \"by construction\", \"unchecked\": \"x\""
+                                  << "def-invalid-value"
+                                  << "{\"id\": \"fits\"";
+    QTest::newRow("empty reason") << "\"unchecked\": \"not modelled\""
+                                  << "\"unchecked\": \"\""
+                                  << "def-invalid-value"
+                                  << "\"\", \"when\"";
+    QTest::newRow("empty checked_by") << "[\"hw-smem-alignment\"]"
+                                      << "[]"
+                                      << "def-invalid-value"
+                                      << "[]";
+    QTest::newRow("checked_by not a code") << "[\"hw-smem-alignment\"]"
+                                           << "[\"HW smem\"]"
+                                           << "def-invalid-value"
+                                           << "\"HW smem\"";
+    QTest::newRow("empty ref") << "\"ref\": \"PTX ISA, ld\""
+                               << "\"ref\": \"\""
+                               << "def-invalid-value"
+                               << "\"\", \"checked_by\"";
+    QTest::newRow("when on a guaranteed requirement")
+        << "\"guaranteed\": \"by construction\""
+        << "\"guaranteed\": \"by construction\", \"when\": \"n > 1\""
+        << "def-invalid-value"
+        << "\"n > 1\"";
+    QTest::newRow("when names an unknown operand") << "\"n > 2\""
+                                                   << "\"elems(x) > 2\""
+                                                   << "def-invalid-expression"
+                                                   << "x) > 2";
+    QTest::newRow("unknown field")
+        << "\"text\": \"t\", \"ref\": \"r\", \"unchecked\""
+        << "\"text\": \"t\", \"ref\": \"r\", \"note\": \"x\", \"unchecked\""
+        << "def-unknown-field"
+        << "\"note\"";
+    QTest::newRow("not an object") << "{\"id\": \"fits\", \"kind\": \"limit\", \"text\": \"t\", "
+                                      "\"ref\": \"r\", \"guaranteed\": \"by construction\"}"
+                                   << "7"
+                                   << "def-invalid-value"
+                                   << "7, {";
+  }
+  void malformedRequirements() {
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QString, code);
+    QFETCH(QString, at);
+    auto l = load(withRequirements(from, to));
+    QVERIFY(!l->prim);
+    QString expected = code + "@21:" + QString::number(reqColumn(at, from, to));
+    QStringList got = test::codes(l->diags, l->sources);
+    QVERIFY2(got.contains(expected), qPrintable("want " + expected + ", got " + got.join(", ") +
+                                                "\n" + test::messages(l->diags)));
+  }
+
+  /// A requirement that names a rule nobody defines is a located error in the primitive file
+  /// (the rule registry loads after the primitives and cross-checks every "checked_by").
+  void requirementRuleCodesExist() {
+    namespace fs = std::filesystem;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    fs::path root(dir.path().toStdString());
+    fs::copy(std::string(CAKE_SOURCE_DIR) + "/compiler/primitives", root / "primitives",
+             fs::copy_options::recursive);
+    std::string text = withRequirements("hw-smem-alignment", "hw-smem-alignmnet");
+    std::ofstream(root / "primitives" / "movement" / "test.op.json") << text;
+    auto c = driver::Compiler::load({(root / "primitives").string(),
+                                     std::string(CAKE_SOURCE_DIR) + "/compiler/targets",
+                                     std::string(CAKE_SOURCE_DIR) + "/compiler/rules"});
+    QStringList got = test::codes(c->loadDiagnostics(), c->sources());
+    QString expected = "def-invalid-value@21:" +
+                       QString::number(reqColumn("\"hw-smem-alignmnet\"", "hw-smem-alignment",
+                                                 "hw-smem-alignmnet"));
+    QCOMPARE(got, QStringList{expected});
+    const Diagnostic& d = c->loadDiagnostics().front();
+    QVERIFY2(d.message.find("'smem-aligned' of 'test.op' is checked by 'hw-smem-alignmnet'") !=
+                 std::string::npos,
+             d.message.c_str());
+    QVERIFY2(d.fix && d.fix->replacement == "\"hw-smem-alignment\"", d.message.c_str());
+    // Spelled right, it loads cleanly.
+    std::ofstream(root / "primitives" / "movement" / "test.op.json") << withRequirements();
+    auto ok = driver::Compiler::load({(root / "primitives").string(),
+                                      std::string(CAKE_SOURCE_DIR) + "/compiler/targets",
+                                      std::string(CAKE_SOURCE_DIR) + "/compiler/rules"});
+    QVERIFY2(ok->loadDiagnostics().empty(), qPrintable(test::messages(ok->loadDiagnostics())));
+  }
+
+  /// The shipped registry states, for every primitive, what the hardware demands and how each
+  /// demand is enforced, covering the classes of requirement the PTX ISA states.
+  void shippedRequirements() {
+    const reg::Registry& r = test::compiler().registry();
+    std::set<std::string> kinds;
+    std::size_t checked = 0, unchecked = 0;
+    for (const auto& p : r.all()) {
+      QVERIFY2(!p->requirements.empty(), p->name.c_str());
+      for (const reg::RequirementDef& q : p->requirements) {
+        QString where = QString::fromStdString(p->name + "/" + q.id);
+        QVERIFY2(q.ref.starts_with("PTX ISA") || q.ref.starts_with("CUDA "), qPrintable(where));
+        for (const std::string& code : q.checkedBy)
+          QVERIFY2(test::compiler().rules().find(code),
+                   qPrintable(where + ": " + QString::fromStdString(code)));
+        kinds.insert(q.kind);
+        checked += q.status == reg::RequirementStatus::Checked;
+        unchecked += q.status == reg::RequirementStatus::Unchecked;
+      }
+      // Every primitive states whether it exists on the target.
+      QVERIFY2(p->requirement("target"), p->name.c_str());
+    }
+    for (const char* k : {"alignment", "limit", "state-space", "proxy", "tmem-protocol",
+                          "registers", "cluster", "async-group"})
+      QVERIFY2(kinds.count(k), k);
+    QVERIFY(checked > 0);
+    QVERIFY(unchecked > 0);
+    // The reverse index used by `cake explain`.
+    auto byBox = r.requirementsCheckedBy("hw-tma-box-limit");
+    QStringList names;
+    for (const reg::RequirementRef& ref : byBox)
+      names << QString::fromStdString(ref.primitive->name + "/" + ref.requirement->id);
+    QCOMPARE(names, (QStringList{"tma.load/box-limits", "tma.store/box-limits"}));
+    QCOMPARE(r.requirementsWith(reg::RequirementStatus::Unchecked).size(), unchecked);
   }
 
   void shippedRegistryIsValid() {

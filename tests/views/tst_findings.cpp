@@ -28,8 +28,8 @@ using namespace cake;
 
 namespace {
 
-const char* kMixed = "negative/accumulator-overwrite.cake"; // 4 blocking, 1 hint
-const char* kWithReport = "negative/tma-store-box-too-wide.cake"; // 1 blocking, 1 report
+const char* kMixed = "negative/accumulator-overwrite.cake";       // 4 blocking, 2 reports, 1 hint
+const char* kWithReport = "negative/tma-store-box-too-wide.cake"; // 1 blocking, 3 reports
 
 QStringList codesOf(const QJsonArray& findings) {
   QStringList out;
@@ -97,7 +97,8 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(fix.siblingAtColumn(0)), 0);
       }
     }
-    QCOMPARE(model.families(), QStringList({"performance", "program-safety"}));
+    QCOMPARE(model.families(),
+             QStringList({"hardware-conformance", "performance", "program-safety"}));
     model.setSnapshot(test::corpusSnapshot("hopper_gemm/gemm_ws.cake"));
     model.setSnapshot(nullptr);
     QCOMPARE(model.rowCount(), 0);
@@ -112,12 +113,24 @@ private Q_SLOTS:
     QTest::addColumn<QString>("text");
     QTest::addColumn<QStringList>("codes");
     const QString mixed = kMixed;
-    const QStringList all{"perf-unused", "ps-cross-role-race", "ps-cross-role-race",
-                          "ps-async-overwrite", "ps-async-pending-at-exit"};
+    // Two coverage reports (hw-requirement-unchecked: the params' base alignment and the
+    // wgmma register budget) sit among the blocking findings.
+    const QStringList blockingCodes{"ps-cross-role-race", "ps-cross-role-race",
+                                    "ps-async-overwrite", "ps-async-pending-at-exit"};
+    const QStringList all{"perf-unused",
+                          "hw-requirement-unchecked",
+                          "ps-cross-role-race",
+                          "ps-cross-role-race",
+                          "ps-async-overwrite",
+                          "hw-requirement-unchecked",
+                          "ps-async-pending-at-exit"};
     QTest::newRow("everything") << mixed << true << true << true << "" << "" << all;
     QTest::newRow("no blocking") << mixed << false << true << true << ""
-                                 << "" << QStringList{"perf-unused"};
-    QTest::newRow("blocking only") << mixed << true << false << false << "" << "" << all.mid(1);
+                                 << ""
+                                 << QStringList{"perf-unused", "hw-requirement-unchecked",
+                                                "hw-requirement-unchecked"};
+    QTest::newRow("blocking only") << mixed << true << false << false << ""
+                                   << "" << blockingCodes;
     QTest::newRow("hints only") << mixed << false << false << true << ""
                                 << "" << QStringList{"perf-unused"};
     QTest::newRow("family") << mixed << true << true << true << "performance"
@@ -136,7 +149,9 @@ private Q_SLOTS:
     // A kernel with a report-level finding: the report switch alone shows and hides it.
     const QString withReport = kWithReport;
     QTest::newRow("reports only") << withReport << false << true << false << ""
-                                  << "" << QStringList{"perf-bank-conflict"};
+                                  << ""
+                                  << QStringList{"hw-requirement-unchecked",
+                                                 "hw-requirement-unchecked", "perf-bank-conflict"};
     QTest::newRow("all but reports") << withReport << true << false << true << ""
                                      << "" << QStringList{"hw-tma-inner-box-swizzle"};
   }
@@ -187,7 +202,7 @@ private Q_SLOTS:
     QString json = views::exportFindings(compiler, *snap, nullptr, views::FindingsFormat::Json);
     QCOMPARE(json.trimmed().toUtf8(), runCake({"check", "--format", "json", path}).trimmed());
     // A selection: parseable, only the selected codes, in the CLI's schema.
-    std::vector<std::size_t> picked{0, 3};
+    std::vector<std::size_t> picked{0, 4};
     QJsonParseError error;
     QJsonDocument doc = QJsonDocument::fromJson(
         views::exportFindings(compiler, *snap, &picked, views::FindingsFormat::Json).toUtf8(),

@@ -230,7 +230,9 @@ TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& dat
         }
       if (first && !note) {
         f.time = first->start;
-      } else if (v.deadlock && !first) {
+      } else if (v.deadlock && !first && diag.severity == Severity::Blocking) {
+        // Only a blocking finding says where a role stopped; a report at an operation the
+        // deadlock kept a role from reaching (a coverage finding) is no stopping point.
         f.blocked = true;
         int last = t.laneStart.value(lane + 1, 0) - 1;
         f.time = last >= t.laneStart.value(lane, 0) && last >= 0 ? t.blocks[last].end : 0;

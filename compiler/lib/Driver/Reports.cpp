@@ -43,7 +43,14 @@ std::string checkJson(const Compiler& compiler, const std::string& path, const C
   return w.take();
 }
 
-void writeRuleJson(json::Writer& w, const verify::Rule& r) {
+std::vector<reg::RequirementRef> requirementsOf(const reg::Registry& registry,
+                                                const verify::Rule& rule) {
+  if (rule.code == verify::info(verify::VerifyId::UncheckedRequirement).code)
+    return registry.requirementsWith(reg::RequirementStatus::Unchecked);
+  return registry.requirementsCheckedBy(rule.code);
+}
+
+void writeRuleJson(json::Writer& w, const verify::Rule& r, const reg::Registry* registry) {
   w.beginObject();
   w.key("code").value(r.code);
   w.key("family").value(toString(r.family));
@@ -57,6 +64,22 @@ void writeRuleJson(json::Writer& w, const verify::Rule& r) {
   if (r.pattern) {
     w.key("require").value(r.pattern->require);
     w.key("message").value(r.pattern->message);
+  }
+  if (registry) {
+    w.key("requirements").beginArray();
+    for (const reg::RequirementRef& ref : requirementsOf(*registry, r)) {
+      w.beginObject();
+      w.key("primitive").value(ref.primitive->name);
+      w.key("id").value(ref.requirement->id);
+      w.key("kind").value(ref.requirement->kind);
+      w.key("status").value(reg::toString(ref.requirement->status));
+      w.key("text").value(ref.requirement->text);
+      w.key("ref").value(ref.requirement->ref);
+      if (!ref.requirement->reason.empty())
+        w.key("reason").value(ref.requirement->reason);
+      w.endObject();
+    }
+    w.endArray();
   }
   w.key("path").value(r.path);
   w.endObject();
@@ -96,6 +119,23 @@ std::string explainText(const Compiler& compiler, const verify::Rule& rule) {
         prims.push_back(p->name);
   if (!prims.empty())
     out += "\n  Reported by primitive constraints of: " + join(prims, ", ") + "\n";
+  // Hardware requirements of primitives this rule accounts for (their "requirements" tables).
+  std::vector<reg::RequirementRef> reqs = requirementsOf(compiler.registry(), rule);
+  if (!reqs.empty()) {
+    bool gaps = reqs.front().requirement->status == reg::RequirementStatus::Unchecked;
+    out += "\n  " +
+           std::string(gaps ? "Requirements no rule checks" : "Checks these requirements") + " (" +
+           std::to_string(reqs.size()) + "):\n";
+    for (const reg::RequirementRef& ref : reqs) {
+      out += "    " + ref.primitive->name + "/" + ref.requirement->id + ": " +
+             ref.requirement->text + "\n";
+      if (gaps)
+        out +=
+            "      not checked: " + ref.requirement->reason +
+            (ref.requirement->whenText.empty() ? "" : " (when " + ref.requirement->whenText + ")") +
+            "\n";
+    }
+  }
   return out;
 }
 

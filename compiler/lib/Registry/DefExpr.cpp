@@ -59,6 +59,7 @@ constexpr FnInfo kFns[] = {
     {DefFn::RowBytes, "row_bytes", 1, true},
     {DefFn::BufferRowBytes, "buffer_row_bytes", 1, true},
     {DefFn::RowOffset, "row_offset", 1, true},
+    {DefFn::BaseAlign, "base_align", 1, true},
     {DefFn::MaxDim, "max_dim", 1, true},
     {DefFn::Min, "min", 2, false},
     {DefFn::Max, "max", 2, false},
@@ -564,6 +565,8 @@ DefValue evaluate(const DefExpr& e, const DefContext& ctx) {
       return f->bufferRowBytes <= 0 ? unknown() : DefValue::integer(f->bufferRowBytes);
     case DefFn::RowOffset:
       return f->isBuffer ? DefValue::integer(f->rowOffset) : unknown();
+    case DefFn::BaseAlign:
+      return f->baseAlign < 0 ? unknown() : DefValue::integer(f->baseAlign);
     case DefFn::MaxDim: {
       std::int64_t m = 0;
       for (std::int64_t d : f->shape)
@@ -668,6 +671,14 @@ std::string describe(const OperandFacts& f) {
   std::string out = f.isTensorMap ? "tensor map " + std::string(ir::toString(f.dtype)) + shape + " (box)"
                                   : std::string(ir::toString(f.space)) + " " +
                                         std::string(ir::toString(f.dtype)) + shape;
+  // A view narrower than its buffer's rows: the row pitch is what alignment depends on.
+  if (f.isBuffer && !f.shape.empty() && f.bufferRowBytes > 0 &&
+      f.bufferRowBytes != (f.shape.back() * ir::info(f.dtype).bits + 7) / 8)
+    out += " (rows " + std::to_string(f.bufferRowBytes) + " bytes apart" +
+           (f.rowOffset % 16 == 0
+                ? std::string()
+                : ", start at a multiple of " + std::to_string(f.rowOffset) + " bytes") +
+           ")";
   // Swizzle is part of what the data looks like wherever it can be swizzled.
   if (f.isTensorMap || f.space == ir::Space::Smem || f.swizzle != "none")
     out += " swizzle " + f.swizzle;

@@ -1,6 +1,7 @@
 // Loading and validation of primitive definition files.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Registry/Registry.h"
+#include "Requirements.h"
 #include "cake/Registry/InlinePtx.h"
 #include "cake/Support/DataFiles.h"
 
@@ -238,6 +239,9 @@ public:
       readConstraints(r, *cs);
     if (const json::Value* es = r.field("effects", json::Kind::Array, true))
       readEffects(r, *es);
+    if (const json::Value* reqs = r.field("requirements", json::Kind::Array, false))
+      if (!detail::readRequirements(*reqs, *m_prim, m_scope, m_sources.text(m_file), m_diags))
+        r.fail();
     if (const json::Value* hw = r.field("hardware", json::Kind::Object, true))
       readHardware(r, *hw);
     if (const json::Value* cost = r.field("cost", json::Kind::Object, true))

@@ -424,7 +424,10 @@ void Checker::checkBuffer(const Decl& d, bool registered) {
   case DeclKind::Param:
     b.space = Space::Global;
     b.paramRole = declEnum(d, "role").value_or("input");
-    declInt(d, "align", 1, 4096);
+    b.align = declInt(d, "align", 1, 4096).value_or(0);
+    if (b.align & (b.align - 1))
+      report(DiagId::SemAttributeType, d.attribute("align")->value->id,
+             "align= is a power of two (bytes), found " + std::to_string(b.align));
     if (typed && b.shape.empty())
       report(DiagId::SemInvalidShape, d.type->id, "parameters are tensors; give a shape");
     break;

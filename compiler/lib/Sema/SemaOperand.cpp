@@ -87,6 +87,8 @@ bool Checker::checkOperand(const Operand& o, const reg::OperandDef& def, Operand
     }
     if (!b->shape.empty())
       info.facts.bufferRowBytes = (b->shape.back() * ir::info(b->dtype).bits + 7) / 8;
+    if (b->kind == DeclKind::Param)
+      info.facts.baseAlign = b->align;
     if (!subscriptBuffer(o, *b, info, ctx))
       return false;
     break;
@@ -107,6 +109,8 @@ bool Checker::checkOperand(const Operand& o, const reg::OperandDef& def, Operand
     info.facts.dtype = t->dtype;
     info.facts.shape = t->box;
     info.facts.swizzle = t->swizzle;
+    if (const BufferInfo* src = m_model.buffer(t->source))
+      info.facts.baseAlign = src->align;
     if (!o.subscripted || o.indices.size() != t->box.size()) {
       Diagnostic* d = report(DiagId::SemIndexCount, o.id,
                              "tensor map '" + t->name + "' needs " + std::to_string(t->box.size()) +

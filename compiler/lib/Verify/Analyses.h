@@ -58,6 +58,9 @@ void checkTmemLanes(Context& ctx);
 void checkResources(Context& ctx);
 void checkPatterns(Context& ctx);
 void checkCoverage(Context& ctx);
+/// Built-in checks of primitive requirements (tensor-map global layout, cp.async alignment,
+/// cluster against grid) and a coverage finding per unchecked requirement a kernel relies on.
+void checkRequirements(Context& ctx);
 void checkUsage(Context& ctx);
 void checkPerformance(Context& ctx);
 

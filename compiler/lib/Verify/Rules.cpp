@@ -320,6 +320,24 @@ RuleSet RuleSet::load(const std::string& dir, const reg::Registry& registry,
       addNote(d, rule->codeRange, "rule defined here");
     }
   }
+  // Requirement tables of the primitives: every rule a requirement names must exist, or the
+  // table would claim a check nobody performs.
+  std::vector<std::string> ruleCodes;
+  for (const auto& rule : set.m_rules)
+    ruleCodes.push_back(rule->code);
+  for (const auto& prim : registry.all())
+    for (const reg::RequirementDef& req : prim->requirements)
+      for (std::size_t i = 0; i < req.checkedBy.size(); ++i) {
+        const std::string& code = req.checkedBy[i];
+        if (set.find(code))
+          continue;
+        Diagnostic* d =
+            diags.report(DiagId::DefInvalidValue, req.checkedByRanges[i],
+                         "requirement '" + req.id + "' of '" + prim->name + "' is checked by '" +
+                             code + "', but no rule has that code");
+        if (auto guess = closestMatch(code, ruleCodes))
+          setFix(d, "did you mean '" + *guess + "'?", req.checkedByRanges[i], "\"" + *guess + "\"");
+      }
   return set;
 }
 

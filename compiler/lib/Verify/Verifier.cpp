@@ -58,6 +58,7 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
   result.boundReached = program.boundReached;
   detail::Context ctx{module, model, registry, rules, reporter, program, result, {}};
   detail::checkCoverage(ctx);
+  detail::checkRequirements(ctx);
   detail::checkResources(ctx);
   detail::checkPatterns(ctx);
   detail::checkUsage(ctx);

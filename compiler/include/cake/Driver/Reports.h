@@ -23,10 +23,18 @@ std::string checkJson(const Compiler& compiler, const std::string& path, const C
                       const std::vector<std::size_t>* findings = nullptr);
 
 /// One rule as the JSON object of `cake explain --format json` / `cake rules --format json`.
-void writeRuleJson(json::Writer& w, const verify::Rule& rule);
+/// With `registry`, adds "requirements": the primitive requirements the rule checks (for the
+/// coverage rule hw-requirement-unchecked: every unchecked requirement).
+void writeRuleJson(json::Writer& w, const verify::Rule& rule,
+                   const reg::Registry* registry = nullptr);
 
-/// The text of `cake explain CODE`: header, documentation, bad and good examples, the pattern
-/// and the primitives whose constraints report the code.
+/// The primitive requirements a rule accounts for: those it checks, or, for the coverage rule
+/// (hw-requirement-unchecked), every requirement no rule checks.
+std::vector<reg::RequirementRef> requirementsOf(const reg::Registry& registry,
+                                                const verify::Rule& rule);
+
+/// The text of `cake explain CODE`: header, documentation, bad and good examples, the pattern,
+/// the primitives whose constraints report the code and the primitive requirements it covers.
 std::string explainText(const Compiler& compiler, const verify::Rule& rule);
 
 } // namespace cake::driver

@@ -33,7 +33,8 @@ enum class DefFn : std::uint8_t {
   RowBytes,       ///< row_bytes(x) → bytes of the innermost dimension of the operand
   BufferRowBytes, ///< buffer_row_bytes(x) → bytes of the underlying buffer's innermost dimension
   RowOffset,      ///< row_offset(x) → byte alignment of the operand's start within its buffer row
-  MaxDim,         ///< max_dim(x) → largest dimension
+  BaseAlign, ///< base_align(x) → declared base alignment of a global tensor (align=), 0 if none
+  MaxDim,    ///< max_dim(x) → largest dimension
   Min,
   Max,
   Pow2, ///< pow2(v) → bool
@@ -111,6 +112,9 @@ struct OperandFacts {
   /// multiple of this value: the exact offset when it is constant (0 = the row's first byte),
   /// the gcd of its first value and its step when it varies, 1 when nothing is known.
   std::int64_t rowOffset = 0;
+  /// Global buffers and tensor maps: the base alignment the param (the tensor map's source)
+  /// declares with align=, the kernel's launch contract; 0 when not declared, -1 elsewhere.
+  std::int64_t baseAlign = -1;
 };
 
 /// What an evaluation can see.

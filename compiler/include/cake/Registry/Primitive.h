@@ -120,6 +120,31 @@ struct HardwareDef {
   std::string note;
 };
 
+/// How a hardware requirement of a primitive is accounted for (docs/ir.md, "Requirements").
+enum class RequirementStatus : std::uint8_t {
+  Checked,    ///< a rule (checked_by) reports every violation
+  Guaranteed, ///< the language or lowering cannot produce a violation (guaranteed: why)
+  Unchecked,  ///< a stated gap (unchecked: why); kernels relying on it get a coverage finding
+};
+std::string_view toString(RequirementStatus status);
+
+/// One "must" the PTX ISA (or the CUDA driver API, for tensor maps) states for a primitive,
+/// mapped to what enforces it.
+struct RequirementDef {
+  std::string id;   ///< unique within the primitive (lower-case words joined by '-')
+  std::string kind; ///< alignment | limit | shape | state-space | proxy | ordering | ...
+  std::string text; ///< the requirement, in words
+  std::string ref;  ///< where the PTX ISA / driver API states it
+  std::vector<std::string> checkedBy; ///< rule codes (Checked)
+  std::vector<SourceRange> checkedByRanges;
+  std::string reason; ///< why it holds (Guaranteed) or why it is not checked (Unchecked)
+  /// Unchecked only: when an operation relies on the requirement (absent = every use).
+  std::optional<DefExpr> when;
+  std::string whenText;
+  RequirementStatus status = RequirementStatus::Unchecked;
+  SourceRange range;
+};
+
 /// One `{slot}` of a lowering template.
 struct TemplateSlot {
   std::string name;  ///< operand or attribute
@@ -160,6 +185,9 @@ struct Primitive {
   std::vector<AttrDef> attributes;
   std::vector<ConstraintDef> constraints;
   std::vector<EffectDef> effects;
+  /// What the hardware demands of this primitive and what checks it (may be empty only in
+  /// definitions outside the shipped registry; tests require it for every shipped primitive).
+  std::vector<RequirementDef> requirements;
   HardwareDef hardware;
   CostDef cost;
   LoweringDef lowering;
@@ -169,6 +197,7 @@ struct Primitive {
 
   const OperandDef* operand(std::string_view name) const;
   const AttrDef* attribute(std::string_view name) const;
+  const RequirementDef* requirement(std::string_view id) const;
   std::optional<std::size_t> attributeIndex(std::string_view name) const;
   bool availableOn(std::string_view target) const;
   std::size_t requiredOperandCount() const;

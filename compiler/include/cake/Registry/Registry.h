@@ -11,6 +11,12 @@
 
 namespace cake::reg {
 
+/// One requirement of one primitive (see Primitive::requirements).
+struct RequirementRef {
+  const Primitive* primitive = nullptr;
+  const RequirementDef* requirement = nullptr;
+};
+
 class Registry {
 public:
   /// Loads `dir/**/*.json` (sorted). A malformed definition gets located def-* findings and is
@@ -27,6 +33,10 @@ public:
   std::optional<std::string> suggest(std::string_view name) const;
   std::vector<std::string> names() const;
   const std::vector<std::unique_ptr<Primitive>>& all() const { return m_primitives; }
+  /// Requirements whose "checked_by" names `code`, in registry order.
+  std::vector<RequirementRef> requirementsCheckedBy(std::string_view code) const;
+  /// Requirements with the given status, in registry order.
+  std::vector<RequirementRef> requirementsWith(RequirementStatus status) const;
   const std::vector<std::pair<std::string, std::string>>& sources() const { return m_sources; }
 
 private:

@@ -66,6 +66,9 @@ struct BufferInfo {
   std::string swizzle = "none";
   // param
   std::string paramRole; ///< input | output | state
+  /// param: the base alignment in bytes the kernel declares (align=), its launch contract;
+  /// 0 when not declared.
+  std::int64_t align = 0;
   // smem
   std::int64_t offset = -1; ///< absolute byte offset in the CTA's shared memory
   std::string pool;
