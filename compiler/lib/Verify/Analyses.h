@@ -54,6 +54,9 @@ void checkAsync(Context& ctx);
 void checkTmemLanes(Context& ctx);
 void checkResources(Context& ctx);
 void checkPatterns(Context& ctx);
+/// Shared-memory matrix descriptors (wgmma, tcgen05.mma) of unswizzled operands against the
+/// rows the buffer holds (dc-mma-descriptor-layout).
+void checkMmaDescriptors(Context& ctx);
 void checkCoverage(Context& ctx);
 void checkUsage(Context& ctx);
 void checkPerformance(Context& ctx);

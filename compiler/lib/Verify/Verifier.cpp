@@ -46,6 +46,7 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
   detail::checkCoverage(ctx);
   detail::checkResources(ctx);
   detail::checkPatterns(ctx);
+  detail::checkMmaDescriptors(ctx);
   detail::checkUsage(ctx);
   detail::checkTmemLanes(ctx);
   if (program.boundReached) {
