@@ -61,6 +61,7 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
   detail::simulate(ctx);
   detail::checkAsync(ctx);
   detail::checkPerformance(ctx);
+  ctx.attachConsequences();
   result.analyses = {"coverage",         "resources", "layout",           "usage",
                      "barrier-protocol", "hazards",   "async-completion", "bank-conflicts",
                      "coalescing"};
