@@ -34,6 +34,9 @@ struct Context {
     std::vector<DiagNote> consequences; ///< added to the cause's notes when the run ends
   };
   std::vector<RootCause> causes;
+  /// Per role, the shared/tensor-memory buffers its whole program reads and writes (built on
+  /// first use by guardOf, which asks for them once per barrier element).
+  mutable std::vector<std::set<std::size_t>> roleReads, roleWrites;
   /// Links finding `d` (a race on `buffer`) to the root cause whose barrier orders that buffer:
   /// caused_by, a note at the cause, and report severity (the cause alone refuses the kernel).
   /// No-op when no cause covers the buffer.

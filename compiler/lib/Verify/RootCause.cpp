@@ -44,13 +44,19 @@ bool waitsOn(const Context& ctx, const Step& s, std::size_t barrier) {
 WaitGuard guardOf(const Context& ctx, const Step& wait, std::size_t barrier,
                   const std::vector<std::size_t>& signallers) {
   WaitGuard g;
-  std::set<std::size_t> read, written, theirReads, theirWrites;
-  for (const RoleStream& stream : ctx.program.roles) {
-    bool signaller =
-        std::find(signallers.begin(), signallers.end(), stream.role) != signallers.end();
-    if (signaller)
+  if (ctx.roleReads.empty()) {
+    ctx.roleReads.resize(ctx.model.roles.size());
+    ctx.roleWrites.resize(ctx.model.roles.size());
+    for (const RoleStream& stream : ctx.program.roles)
       for (const Step& s : stream.steps)
-        accesses(ctx, s, &theirReads, &theirWrites);
+        accesses(ctx, s, &ctx.roleReads[stream.role], &ctx.roleWrites[stream.role]);
+  }
+  std::set<std::size_t> read, written, theirReads, theirWrites;
+  for (std::size_t r : signallers) {
+    theirReads.insert(ctx.roleReads[r].begin(), ctx.roleReads[r].end());
+    theirWrites.insert(ctx.roleWrites[r].begin(), ctx.roleWrites[r].end());
+  }
+  for (const RoleStream& stream : ctx.program.roles) {
     if (stream.role != wait.role || stream.steps.empty() || &wait < stream.steps.data() ||
         &wait >= stream.steps.data() + stream.steps.size())
       continue;
