@@ -1,6 +1,7 @@
-// Shared-memory descriptors of matrix instructions against the layout the buffer holds: the
-// descriptor lowering derives (sema::deriveMmaSmemLayout) must read every element of an
-// operand where the buffer's writers put it.
+// Shared-memory layouts the hardware assumes against the layout the buffer holds: the
+// descriptor lowering derives for a matrix instruction (sema::deriveMmaSmemLayout) must read
+// every element of an operand where the buffer's writers put it, and a TMA box, which moves
+// contiguous rows from its shared-memory start address, must fill a dense view.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Analyses.h"
 #include "cake/Sema/MmaLayout.h"
@@ -41,7 +42,78 @@ std::pair<const sema::OpInfo*, std::size_t> firstWriter(const sema::KernelModel&
 
 } // namespace
 
+namespace {
+
+/// TMA boxes against their shared-memory views: the box is moved as contiguous rows of its
+/// inner extent starting at the view's first byte, so the view must be dense in its buffer.
+void checkTmaViews(Context& ctx) {
+  const sema::KernelModel& m = ctx.model;
+  for (const sema::OpInfo& op : m.ops) {
+    const reg::OperandFacts* box = nullptr;
+    for (const sema::OperandInfo& o : op.operands)
+      if (o.entity == sema::EntityKind::TensorMap && o.facts.present)
+        box = &o.facts;
+    if (!box)
+      continue;
+    for (std::size_t i = 0; i < op.operands.size() && i < op.stmt->operands.size(); ++i) {
+      const sema::OperandInfo& info = op.operands[i];
+      const reg::OperandFacts& f = info.facts;
+      if (!f.present || !f.isBuffer || f.space != ir::Space::Smem || f.shape.empty())
+        continue;
+      int bits = ir::info(f.dtype).bits;
+      if (bits % 8 != 0)
+        continue;
+      const sema::BufferInfo& b = m.buffers[info.entityIndex];
+      std::vector<std::int64_t> strides =
+          sema::operandStrides(b, op.stmt->operands[i], info.stageIndexed);
+      if (strides.size() != f.shape.size())
+        continue;
+      // The first dimension (innermost outwards) whose stride is not the dense one.
+      std::int64_t dense = bits / 8;
+      std::size_t bad = f.shape.size();
+      for (std::size_t d = f.shape.size(); d-- > 0;) {
+        if (f.shape[d] > 1 && strides[d] != dense) {
+          bad = d;
+          break;
+        }
+        dense *= f.shape[d];
+      }
+      if (bad == f.shape.size())
+        continue;
+      std::int64_t inner = 1;
+      for (std::size_t d = bad + 1; d < f.shape.size(); ++d)
+        inner *= f.shape[d];
+      std::string what = op.primitive->name;
+      std::string step = "[";
+      for (std::size_t k = 0; k < f.shape.size(); ++k)
+        step += std::string(k ? ", " : "") + (k == bad ? "1" : "0");
+      step += "]";
+      Diagnostic* d = ctx.reporter.report(
+          VerifyId::TmaViewLayout, ctx.operandRange(op, i),
+          "'" + what + "' moves its box as contiguous rows from the first byte of '" +
+              b.name + "' here: dimension " + std::to_string(bad) + " of the box steps " +
+              bytes(dense) + " (" + std::to_string(inner) + " elements of " +
+              bytes(bits / 8) + "), but the view's dimension " + std::to_string(bad) +
+              " steps " + bytes(strides[bad]) + " in '" + b.name +
+              "' (rows of " + std::to_string(b.shape.back() * (bits / 8)) +
+              " bytes): the box's element " + step + " lands at byte " + std::to_string(dense) +
+              " of the view, where the view's element " + step + " is at byte " +
+              std::to_string(strides[bad]));
+      if (!d)
+        continue;
+      addNote(d, ctx.declRange(b.decl),
+              "'" + b.name + "' declared here: " + std::string(ir::toString(b.dtype)) +
+                  " rows of " + std::to_string(b.shape.back() * (bits / 8)) + " bytes");
+      setFix(d, "move whole rows (a box as wide as the buffer's row), or give the buffer one "
+                "dense block per box (e.g. [blocks, rows, box columns]) and index the block");
+    }
+  }
+}
+
+} // namespace
+
 void checkMmaDescriptors(Context& ctx) {
+  checkTmaViews(ctx);
   const sema::KernelModel& m = ctx.model;
   for (const sema::OpInfo& op : m.ops) {
     std::vector<bool> desc = descriptorOperands(*op.primitive);
