@@ -104,6 +104,48 @@ private Q_SLOTS:
     QCOMPARE(model.rowCount(), 0);
   }
 
+  void consequencesHangUnderTheirCause() {
+    // A root cause (ps-parity-convention) and the race it lets happen (caused_by): the race is
+    // a child of the cause, after its notes and fix, with its own notes below it.
+    views::FindingsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto snap = test::corpusSnapshot("negative/publish-wait-passes-fresh.cake");
+    model.setSnapshot(snap);
+    const auto& diags = snap->result.diagnostics;
+    int cause = -1, consequence = -1, roots = 0;
+    for (int i = 0; i < int(diags.size()); ++i) {
+      if (diags[std::size_t(i)].code == "ps-parity-convention")
+        cause = i;
+      if (diags[std::size_t(i)].causedBy)
+        consequence = i;
+      else
+        ++roots;
+    }
+    QVERIFY2(cause >= 0 && consequence >= 0, "the kernel must report a cause and a consequence");
+    QCOMPARE(model.findingCount(), int(diags.size()));
+    QCOMPARE(model.rowCount(), roots);
+    QModelIndex top;
+    for (int i = 0; i < model.rowCount(); ++i)
+      if (model.index(i, 0).data(views::FindingsModel::FindingRole).toInt() == cause)
+        top = model.index(i, 0);
+    QVERIFY(top.isValid());
+    const Diagnostic& c = diags[std::size_t(cause)];
+    int own = int(c.notes.size()) + (c.fix ? 1 : 0);
+    QCOMPARE(model.rowCount(top), own + 1);
+    QModelIndex child = model.index(own, 0, top);
+    QCOMPARE(child.parent(), top);
+    QCOMPARE(child.data(views::FindingsModel::KindRole).toInt(),
+             int(views::FindingsModel::FindingItem));
+    QCOMPARE(child.data(views::FindingsModel::FindingRole).toInt(), consequence);
+    QCOMPARE(child.data(views::FindingsModel::CodeRole).toString(),
+             QStringLiteral("ps-cross-role-race"));
+    const Diagnostic& q = diags[std::size_t(consequence)];
+    QCOMPARE(model.rowCount(child), int(q.notes.size()) + (q.fix ? 1 : 0));
+    QModelIndex note = model.index(0, views::FindingsModel::MessageColumn, child);
+    QCOMPARE(note.data().toString(), QString::fromStdString(q.notes[0].message));
+    QCOMPARE(note.parent(), child);
+  }
+
   void filter_data() {
     QTest::addColumn<QString>("kernel");
     QTest::addColumn<bool>("blocking");

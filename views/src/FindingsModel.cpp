@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/FindingsModel.h"
 
+#include <algorithm>
+
 #include <QBrush>
 #include <QColor>
 #include <QFileInfo>
@@ -29,7 +31,8 @@ template <typename Row> bool locate(const SourceManager& sm, const SourceRange& 
   return true;
 }
 
-// Internal ids: 0 for a finding row, finding index + 1 for its children.
+// Internal ids: 0 for a top-level finding row, finding index + 1 for the children of that
+// finding (its notes, its fix, then the findings it causes).
 constexpr quintptr kTopLevel = 0;
 } // namespace
 
@@ -64,9 +67,31 @@ void FindingsModel::setSnapshot(const CheckSnapshotPtr& snapshot) {
       rows.push_back(std::move(row));
     }
   }
+  // Consequences hang under their root cause (matched by code and range, as caused_by names it).
+  std::vector<int> roots, causeOf(rows.size(), -1);
+  std::vector<std::vector<int>> consequences(rows.size());
+  if (snapshot) {
+    const auto& diags = snapshot->result.diagnostics;
+    for (std::size_t i = 0; i < diags.size() && i < rows.size(); ++i) {
+      int cause = -1;
+      if (const auto& c = diags[i].causedBy)
+        for (std::size_t j = 0; j < diags.size() && cause < 0; ++j)
+          if (j != i && !diags[j].causedBy && diags[j].code == c->code &&
+              diags[j].range == c->range)
+            cause = int(j);
+      causeOf[i] = cause;
+      if (cause >= 0)
+        consequences[std::size_t(cause)].push_back(int(i));
+      else
+        roots.push_back(int(i));
+    }
+  }
   beginResetModel();
   m_snapshot = snapshot;
   m_rows = std::move(rows);
+  m_roots = std::move(roots);
+  m_consequences = std::move(consequences);
+  m_causeOf = std::move(causeOf);
   endResetModel();
 }
 
@@ -90,36 +115,66 @@ QStringList FindingsModel::families() const {
   return out;
 }
 
-int FindingsModel::childCount(const FindingRow& r) const {
-  return int(r.noteRows.size()) + (r.fix.isEmpty() ? 0 : 1);
+int FindingsModel::childCount(int finding) const {
+  const FindingRow* r = this->finding(finding);
+  if (!r)
+    return 0;
+  return int(r->noteRows.size()) + (r->fix.isEmpty() ? 0 : 1) +
+         int(m_consequences[std::size_t(finding)].size());
+}
+
+int FindingsModel::findingOf(const QModelIndex& index) const {
+  if (!index.isValid())
+    return -1;
+  if (index.internalId() == kTopLevel)
+    return index.row() < int(m_roots.size()) ? m_roots[std::size_t(index.row())] : -1;
+  int parent = int(index.internalId() - 1);
+  const FindingRow* r = finding(parent);
+  if (!r)
+    return -1;
+  int own = int(r->noteRows.size()) + (r->fix.isEmpty() ? 0 : 1);
+  int k = index.row() - own;
+  const auto& list = m_consequences[std::size_t(parent)];
+  return k >= 0 && k < int(list.size()) ? list[std::size_t(k)] : -1;
 }
 
 QModelIndex FindingsModel::index(int row, int column, const QModelIndex& parent) const {
   if (row < 0 || column < 0 || column >= ColumnCount)
     return {};
   if (!parent.isValid())
-    return row < int(m_rows.size()) ? createIndex(row, column, kTopLevel) : QModelIndex();
-  if (parent.internalId() != kTopLevel || parent.column() != 0)
-    return {}; // notes have no children; only column 0 has children
-  const FindingRow* f = finding(parent.row());
-  if (!f || row >= childCount(*f))
-    return {};
-  return createIndex(row, column, quintptr(parent.row()) + 1);
+    return row < int(m_roots.size()) ? createIndex(row, column, kTopLevel) : QModelIndex();
+  if (parent.column() != 0)
+    return {}; // only column 0 has children
+  int f = findingOf(parent);
+  if (f < 0 || row >= childCount(f))
+    return {}; // notes and fixes have no children
+  return createIndex(row, column, quintptr(f) + 1);
 }
 
 QModelIndex FindingsModel::parent(const QModelIndex& child) const {
   if (!child.isValid() || child.internalId() == kTopLevel)
     return {};
-  return createIndex(int(child.internalId() - 1), 0, kTopLevel);
+  int f = int(child.internalId() - 1);
+  int cause = f < int(m_causeOf.size()) ? m_causeOf[std::size_t(f)] : -1;
+  if (cause < 0) {
+    auto it = std::find(m_roots.begin(), m_roots.end(), f);
+    return it == m_roots.end() ? QModelIndex()
+                               : createIndex(int(it - m_roots.begin()), 0, kTopLevel);
+  }
+  const FindingRow& c = m_rows[std::size_t(cause)];
+  const auto& list = m_consequences[std::size_t(cause)];
+  int k = int(std::find(list.begin(), list.end(), f) - list.begin());
+  return createIndex(int(c.noteRows.size()) + (c.fix.isEmpty() ? 0 : 1) + k, 0,
+                     quintptr(cause) + 1);
 }
 
 int FindingsModel::rowCount(const QModelIndex& parent) const {
   if (!parent.isValid())
-    return int(m_rows.size());
-  if (parent.internalId() != kTopLevel || parent.column() != 0)
+    return int(m_roots.size());
+  if (parent.column() != 0)
     return 0;
-  const FindingRow* f = finding(parent.row());
-  return f ? childCount(*f) : 0;
+  int f = findingOf(parent);
+  return f < 0 ? 0 : childCount(f);
 }
 
 int FindingsModel::columnCount(const QModelIndex&) const {
@@ -129,14 +184,16 @@ int FindingsModel::columnCount(const QModelIndex&) const {
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.column() >= ColumnCount)
     return {};
-  const bool top = index.internalId() == kTopLevel;
-  const int findingIndex = top ? index.row() : int(index.internalId() - 1);
+  // A consequence under its cause is shown like a finding of its own.
+  const int shown = findingOf(index);
+  const bool top = shown >= 0;
+  const int findingIndex = top ? shown : int(index.internalId() - 1);
   const FindingRow* rp = finding(findingIndex);
   if (!rp)
     return {};
   const FindingRow& r = *rp;
   if (!top) {
-    if (index.row() >= childCount(r))
+    if (index.row() >= int(r.noteRows.size()) + (r.fix.isEmpty() ? 0 : 1))
       return {};
     const bool isFix = index.row() >= int(r.noteRows.size());
     const NoteRow* n = isFix ? nullptr : &r.noteRows[std::size_t(index.row())];

@@ -171,6 +171,16 @@ void writeJson(json::Writer& w, const Diagnostic& diag, const SourceManager& sou
     }
     w.endObject();
   }
+  w.key("caused_by");
+  if (!diag.causedBy) {
+    w.null();
+  } else {
+    w.beginObject();
+    w.key("code").value(diag.causedBy->code);
+    w.key("range");
+    writeRange(w, diag.causedBy->range, sources, diag.causedBy->range.file != diag.range.file);
+    w.endObject();
+  }
   w.endObject();
 }
 

@@ -40,6 +40,24 @@ void writeAnalysisJson(json::Writer& w, const CheckResult& r, std::size_t maxEve
   w.key("tiles_analysed").value(v.tilesAnalysed);
   w.key("bound_reached").value(v.boundReached);
   w.key("deadlock").value(v.deadlock);
+  // Where each role is stuck when no role can move: the wait, iteration and parity the
+  // findings name.
+  w.key("blocked").beginArray();
+  for (const verify::BlockedRole& b : v.blocked) {
+    w.beginObject();
+    w.key("role").value(m.roles[b.role].name);
+    w.key("op").value(m.ops[b.op].primitive->name);
+    w.key("line").value(lineOf(r, b.op));
+    w.key("context").value(b.context);
+    if (!b.barrier.empty())
+      w.key("barrier").value(b.barrier);
+    if (b.element >= 0)
+      w.key("slot").value(b.element);
+    if (b.parity >= 0)
+      w.key("parity").value(b.parity).key("phase").value(b.phase);
+    w.endObject();
+  }
+  w.endArray();
   w.key("events").beginArray();
   std::size_t n = std::min(maxEvents, v.trace.size());
   for (std::size_t i = 0; i < n; ++i) {

@@ -3,6 +3,7 @@
 // primitives (lowering "derived": true) are generated from the register fragment layouts.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Lowerer.h"
+#include "cake/Sema/MmaLayout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -389,7 +390,7 @@ void Lowerer::opWgmma(const sema::OpInfo& op, const ir::Stmt& s) {
   std::string aMajor = enumAttr(op, "a_major"), bMajor = enumAttr(op, "b_major");
   std::int64_t n = acc->layout.cols;
   ir::DType ab = aBuf.dtype;
-  std::int64_t instK = 256 / ir::info(ab).bits;
+  std::int64_t instK = sema::mmaInstructionK(ab);
   const std::vector<std::int64_t>& aShape = aInfo.facts.shape;
   const std::vector<std::int64_t>& bShape = bInfo.facts.shape;
   std::int64_t k = aMajor == "mn" ? aShape.front() : aShape.back();
@@ -414,24 +415,14 @@ void Lowerer::opWgmma(const sema::OpInfo& op, const ir::Stmt& s) {
     Slice sl = slice(o, info);
     Desc d;
     d.base = smemAddress(smemOffset(sl, {}));
-    std::int64_t sw = buf.swizzle == "128B"  ? 128
-                      : buf.swizzle == "64B" ? 64
-                      : buf.swizzle == "32B" ? 32
-                                             : 16;
-    std::int64_t lbo = 16, sbo = 8 * sw;
-    std::int64_t eb = elemBytes(buf.dtype);
-    if (major == "mn") {
-      // MN-major: atoms of (swizzle bytes) along MN x 8 rows of K; LBO steps between MN atoms
-      // (one atom covers sw / eb elements), SBO between groups of 8 K rows.
-      std::int64_t kRows = info.facts.shape.front();
-      lbo = kRows * sw;
-      sbo = 8 * sw;
-      d.step = instK * sw;
-    } else {
-      d.step = instK * eb; // K advances inside the swizzle atom
-      if (buf.swizzle == "none")
-        lbo = 8 * 16, sbo = 8 * info.facts.shape.back() * eb;
-    }
+    // One derivation for lowering and verifier (dc-mma-descriptor-layout compares it with the
+    // buffer's rows).
+    std::vector<std::int64_t> strides = sema::operandStrides(buf, o, info.stageIndexed);
+    sema::MmaSmemLayout l = sema::deriveMmaSmemLayout(
+        buf.swizzle, major == "mn", elemBytes(buf.dtype), instK, info.facts.shape.front(),
+        strides.empty() ? 0 : strides.front());
+    std::int64_t lbo = l.lbo, sbo = l.sbo;
+    d.step = l.kStepBytes;
     d.bits = wgmmaDescriptorBits(buf.swizzle, lbo, sbo);
     d.name = "DESC_L" + std::to_string(m_line) + "_" + which;
     DescriptorInfo di;
@@ -1476,7 +1467,7 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
     return;
   }
   std::int64_t M = dShape[0], N = dShape[1], K = aShape[1];
-  std::int64_t instK = 16;
+  std::int64_t instK = sema::mmaInstructionK(aBuf.dtype);
   bool accumulate = boolAttr(op, "accumulate", true);
   std::uint32_t idesc =
       tcgen05InstrDescriptor(dBuf.dtype, aBuf.dtype, bBuf.dtype, M, N, false, false);
@@ -1489,11 +1480,11 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
                       const std::string& which) {
     const sema::BufferInfo& buf = m_model.buffers[info.entityIndex];
     Slice sl = slice(o, info);
-    std::int64_t sw = buf.swizzle == "128B"  ? 128
-                      : buf.swizzle == "64B" ? 64
-                      : buf.swizzle == "32B" ? 32
-                                             : 16;
-    std::int64_t lbo = 16, sbo = 8 * sw;
+    std::vector<std::int64_t> strides = sema::operandStrides(buf, o, info.stageIndexed);
+    sema::MmaSmemLayout l = sema::deriveMmaSmemLayout(
+        buf.swizzle, false, elemBytes(buf.dtype), instK, info.facts.shape.front(),
+        strides.empty() ? 0 : strides.front());
+    std::int64_t lbo = l.lbo, sbo = l.sbo;
     Desc d{smemAddress(smemOffset(sl, {})), tcgen05DescriptorBits(buf.swizzle, lbo, sbo),
            "DESC_L" + std::to_string(m_line) + "_" + which};
     DescriptorInfo di;

@@ -463,7 +463,8 @@ void Checker::checkConstraints(const Stmt& s, const reg::Primitive& prim, const 
     if (const DiagCodeInfo* info = findDiagCode(c.code))
       diag.severity = info->severity;
     diag.range = R(s.id);
-    diag.message = c.message + " [" + prim.name + ": " + c.text + "]";
+    // The values the constraint failed on, not its text (the note points at the text).
+    diag.message = c.message + " [" + prim.name + ": " + reg::explainFalse(c.check, ctx) + "]";
     // Point at each operand the constraint mentions, with its resolved type.
     std::vector<std::size_t> mentioned;
     collectOperands(c.check, mentioned);

@@ -104,6 +104,13 @@ const DiagCodeInfo* findDiagCode(std::string_view code) {
 
 std::span<const DiagCodeInfo> allDiagCodes() { return kCodes; }
 
+Diagnostic* DiagnosticEngine::find(std::string_view code, SourceRange range) {
+  for (Diagnostic& d : m_diags)
+    if (d.code == code && d.range == range)
+      return &d;
+  return nullptr;
+}
+
 Diagnostic* DiagnosticEngine::report(Diagnostic diag) {
   if (m_diags.size() >= m_max) {
     m_droppedBlocking |= diag.severity == Severity::Blocking;

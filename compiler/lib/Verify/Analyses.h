@@ -23,6 +23,29 @@ struct Context {
   /// the simulation does not repeat them as deadlocks.
   std::set<std::size_t> brokenBarriers;
 
+  /// A root-cause protocol finding (wrong parity, transaction bytes, arrival count) and what it
+  /// breaks: the barrier and the buffers whose accesses that barrier orders. Findings it causes
+  /// (races on those buffers, waits it blocks) link to it instead of standing alone.
+  struct RootCause {
+    std::string code;
+    SourceRange range;
+    std::size_t barrier = 0;
+    std::set<std::size_t> buffers;
+    std::vector<DiagNote> consequences; ///< added to the cause's notes when the run ends
+  };
+  std::vector<RootCause> causes;
+  /// Per role, the shared/tensor-memory buffers its whole program reads and writes (built on
+  /// first use by guardOf, which asks for them once per barrier element).
+  mutable std::vector<std::set<std::size_t>> roleReads, roleWrites;
+  /// Links finding `d` (a race on `buffer`) to the root cause whose barrier orders that buffer:
+  /// caused_by, a note at the cause, and report severity (the cause alone refuses the kernel).
+  /// No-op when no cause covers the buffer.
+  void linkConsequence(Diagnostic* d, std::size_t buffer);
+  /// A wait that the broken protocol of `barrier` blocks: a consequence note at its cause.
+  void noteBlocked(std::size_t barrier, SourceRange at, std::string what);
+  /// Writes the collected consequence notes into the root-cause findings.
+  void attachConsequences();
+
   const sema::OpInfo& op(const Step& s) const { return model.ops[s.op]; }
   const sema::RoleInfo& role(const Step& s) const { return model.roles[s.role]; }
   SourceRange opRange(const sema::OpInfo& o) const { return reporter.range(o.stmt->id); }
@@ -39,6 +62,21 @@ struct Context {
   /// "full[2]" for a barrier element.
   std::string element(std::size_t barrier, std::int64_t element) const;
 };
+
+/// What a wait orders: the shared/tensor-memory buffers its role reads after it (until its
+/// next wait on the barrier) that the barrier's signallers write — the barrier publishes them —
+/// and those it writes after it that the signallers access — the barrier releases them.
+struct WaitGuard {
+  std::set<std::size_t> reads;
+  std::set<std::size_t> writes;
+};
+WaitGuard guardOf(const Context& ctx, const Step& wait, std::size_t barrier,
+                  const std::vector<std::size_t>& signallers);
+/// Whether a signalling visit (its steps, and its role's steps back to its last CTA or named
+/// barrier) accesses one of `buffers` — writes it, when `writesOnly`: the signal depends on
+/// that data, so a wait that guards the same data cannot be satisfied without it.
+bool usedForSignal(const Context& ctx, const std::vector<const Step*>& visit,
+                   const std::set<std::size_t>& buffers, bool writesOnly);
 
 /// mbarrier protocol over per-role visits: roles, arrivals per phase, transaction bytes,
 /// parity cadence, phases without a producer. Fills result.barriers.
@@ -57,6 +95,9 @@ void checkInstanceWrites(Context& ctx);
 void checkTmemLanes(Context& ctx);
 void checkResources(Context& ctx);
 void checkPatterns(Context& ctx);
+/// Shared-memory matrix descriptors (wgmma, tcgen05.mma) of unswizzled operands against the
+/// rows the buffer holds (dc-mma-descriptor-layout).
+void checkMmaDescriptors(Context& ctx);
 void checkCoverage(Context& ctx);
 /// Built-in checks of primitive requirements (tensor-map global layout, cp.async alignment,
 /// cluster against grid) and a coverage finding per unchecked requirement a kernel relies on.

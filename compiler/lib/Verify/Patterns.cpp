@@ -53,9 +53,11 @@ void checkPatterns(Context& ctx) {
         auto it = p.perPrimitive.find(op.primitive->name);
         if (it == p.perPrimitive.end())
           continue;
-        if (!failed(reg::evaluate(it->second, sema::OpDefContext(op))))
+        sema::OpDefContext defs(op);
+        if (!failed(reg::evaluate(it->second, defs)))
           continue;
-        Diagnostic* d = rep.reportRule(*rule, ctx.opRange(op), p.message + " [" + p.require + "]");
+        Diagnostic* d = rep.reportRule(*rule, ctx.opRange(op),
+                                       p.message + " [" + reg::explainFalse(it->second, defs) + "]");
         for (std::size_t i = 0; i < op.operands.size(); ++i)
           if (std::string what = reg::describe(op.operands[i].facts); !what.empty())
             addNote(d, ctx.operandRange(op, i), "'" + op.primitive->operands[i].name + "' is " + what);
@@ -71,11 +73,13 @@ void checkPatterns(Context& ctx) {
             continue;
           if (p.swizzledOnly && f.swizzle == "none")
             continue;
-          if (!failed(reg::evaluate(*p.condition, OneOperand(f))))
+          OneOperand x(f);
+          if (!failed(reg::evaluate(*p.condition, x)))
             continue;
           Diagnostic* d = rep.reportRule(*rule, ctx.operandRange(op, i),
                                          p.message + " ['" + op.primitive->operands[i].name +
-                                             "' of '" + op.primitive->name + "': " + p.require + "]");
+                                             "' of '" + op.primitive->name +
+                                             "': " + reg::explainFalse(*p.condition, x) + "]");
           addNote(d, ctx.operandRange(op, i), "the operand is " + reg::describe(f));
         }
       }
@@ -90,9 +94,11 @@ void checkPatterns(Context& ctx) {
           f.dtype = t.dtype;
           f.shape = t.box;
           f.swizzle = t.swizzle;
-          if (failed(reg::evaluate(*p.condition, OneOperand(f))))
+          OneOperand x(f);
+          if (failed(reg::evaluate(*p.condition, x)))
             rep.reportRule(*rule, ctx.declRange(t.decl),
-                           "'" + t.name + "': " + p.message + " [" + p.require + "]");
+                           "'" + t.name + "': " + p.message + " [" +
+                               reg::explainFalse(*p.condition, x) + "]");
         }
         break;
       }
@@ -100,9 +106,11 @@ void checkPatterns(Context& ctx) {
         if (ir::keyword(b.kind) != p.declaration)
           continue;
         reg::OperandFacts f = declFacts(b);
-        if (failed(reg::evaluate(*p.condition, OneOperand(f))))
+        OneOperand x(f);
+        if (failed(reg::evaluate(*p.condition, x)))
           rep.reportRule(*rule, ctx.declRange(b.decl),
-                         "'" + b.name + "' (" + reg::describe(f) + "): " + p.message + " [" + p.require + "]");
+                         "'" + b.name + "' (" + reg::describe(f) + "): " + p.message + " [" +
+                             reg::explainFalse(*p.condition, x) + "]");
       }
       break;
     }

@@ -81,6 +81,59 @@ std::string ordinal(std::int64_t n) {
   return std::to_string(k) + suffix;
 }
 
+std::string bufferList(const sema::KernelModel& m, const std::set<std::size_t>& buffers) {
+  std::string out;
+  for (std::size_t b : buffers)
+    out += (out.empty() ? "" : ", ") + m.buffers[b].name;
+  return out;
+}
+
+/// The buffers barrier `bi` orders: what its waiters read or overwrite after waiting, and what
+/// asynchronous writes completing on it deliver.
+std::set<std::size_t> orderedBuffers(const Context& ctx, std::size_t bi,
+                                     const std::map<std::size_t, PerRole>& roles) {
+  std::vector<std::size_t> signallers;
+  for (const auto& [r, pr] : roles)
+    if (!pr.signals.empty())
+      signallers.push_back(r);
+  std::set<std::size_t> out;
+  for (const auto& [r, pr] : roles) {
+    if (pr.waits.empty())
+      continue;
+    WaitGuard g = guardOf(ctx, *pr.waits[0].waits[0].first, bi, signallers);
+    out.insert(g.reads.begin(), g.reads.end());
+    out.insert(g.writes.begin(), g.writes.end());
+  }
+  for (const auto& [r, pr] : roles)
+    for (const SignalVisit& v : pr.signals)
+      for (const Step* s : v.steps)
+        for (const reg::EffectDef& e : ctx.op(*s).primitive->effects)
+          if (e.kind == reg::EffectKind::Write && e.operandIndex &&
+              *e.operandIndex < s->operands.size() && e.completion.rfind("barrier:", 0) == 0 &&
+              s->operands[*e.operandIndex].entity == sema::EntityKind::Buffer)
+            out.insert(s->operands[*e.operandIndex].entityIndex);
+  return out;
+}
+
+void addCause(Context& ctx, const Diagnostic* d, std::size_t bi,
+              const std::map<std::size_t, PerRole>& roles) {
+  if (!d)
+    return;
+  ctx.causes.push_back({d->code, d->range, bi, orderedBuffers(ctx, bi, roles), {}});
+}
+
+/// The parity expression with its last `^ 1` removed, or with one added: the other convention.
+std::string flippedParity(const ir::Expr& e) {
+  if (e.kind == ir::ExprKind::Binary && e.binaryOp == ir::BinaryOp::BitXor &&
+      e.children.size() == 2 && e.children[1]->kind == ir::ExprKind::Int &&
+      e.children[1]->intValue == 1)
+    return ir::print(*e.children[0]);
+  std::string text = ir::print(e);
+  bool simple = e.kind == ir::ExprKind::Name || e.kind == ir::ExprKind::Member ||
+                e.kind == ir::ExprKind::Int;
+  return (simple ? text : "(" + text + ")") + " ^ 1";
+}
+
 } // namespace
 
 void checkProtocol(Context& ctx) {
@@ -246,6 +299,7 @@ void checkProtocol(Context& ctx) {
         }
         if (const ir::Attribute* c = b.decl->attribute("count"))
           addNote(d, rep.range(c->id), "count declared here");
+        addCause(ctx, d, bi, roles);
         ctx.brokenBarriers.insert(bi);
         healthy = false;
         break;
@@ -284,12 +338,93 @@ void checkProtocol(Context& ctx) {
                         "delivers " + std::to_string(quantity(e.bytes, sctx, 0)) + " bytes");
           }
         }
+        addCause(ctx, d, bi, roles);
         ctx.brokenBarriers.insert(bi);
         healthy = false;
         break;
       }
     }
     summary.phasesCompleted = healthy ? std::int64_t(rounds) : 0;
+
+    // The pipeline's phase convention, from what the barrier orders: a barrier that publishes
+    // data (its waiter reads what its signallers write) is waited for with the ring's phase,
+    // so its first wait blocks until the first signal; one that releases slots (its waiter
+    // overwrites what its signallers used) starts released, so its first wait passes (parity
+    // P.phase ^ 1). Breaking it deadlocks (a release wait that needs its own data first) or
+    // reads data before it is written (a publish wait that passes on the fresh barrier).
+    std::vector<std::size_t> signallers;
+    for (const auto& [r, pr] : roles)
+      if (!pr.signals.empty())
+        signallers.push_back(r);
+    for (const auto& [r, pr] : roles) {
+      if (pr.waits.empty() || !healthy || signallers.empty())
+        continue;
+      const Step* first = pr.waits[0].waits[0].first;
+      std::int64_t p0 = pr.waits[0].waits[0].second;
+      WaitGuard g = guardOf(ctx, *first, bi, signallers);
+      bool publishes = !g.reads.empty();
+      bool releases = !publishes && !g.writes.empty();
+      if (!((publishes && p0 == 1) || (releases && p0 == 0)))
+        continue;
+      // Only when the first signal depends on that data: the signallers write what the waiter
+      // reads for it (publish), or use what the waiter overwrites before it (release). A
+      // one-time handshake signalled before the data exists follows no ring convention.
+      bool depends = false;
+      for (std::size_t s : signallers)
+        depends |= usedForSignal(ctx, roles.at(s).signals.front().steps,
+                                 publishes ? g.reads : g.writes, publishes);
+      if (!depends)
+        continue;
+      const sema::OpInfo& op = ctx.op(*first);
+      std::string who = "'" + model.roles[r].name + "'";
+      std::string others;
+      for (std::size_t s : signallers)
+        others += (others.empty() ? "'" : ", '") + model.roles[s].name + "'";
+      std::string message =
+          publishes
+              ? who + " waits on " + name + " for parity 1 on its first visit (" +
+                    ctx.context(*first) +
+                    "): on a fresh barrier that is the parity of the phase before the first, "
+                    "which counts as complete, so the wait passes before " + others +
+                    (signallers.size() == 1 ? " signals" : " signal") + " and " + who +
+                    " reads " + bufferList(model, g.reads) + " before it is written. '" +
+                    b.name +
+                    "' publishes data (its waiter reads what its signallers write): by the "
+                    "pipeline's phase convention its waiter observes phase n on visit n, "
+                    "parity P.phase (0 on the first pass)"
+              : who + " waits on " + name + " for parity 0 on its first visit (" +
+                    ctx.context(*first) + "), which blocks until the first phase of " + name +
+                    " completes, but " + others + " complete" +
+                    (signallers.size() == 1 ? "s" : "") + " it only after using " +
+                    bufferList(model, g.writes) + ", which " + who +
+                    " writes after this wait: the roles wait on each other and none can "
+                    "proceed. '" + b.name +
+                    "' releases slots (its waiter overwrites what its signallers use): by the "
+                    "pipeline's phase convention a fresh release barrier counts as released, "
+                    "so its waiter starts on the opposite parity (P.phase ^ 1) and the first "
+                    "wait passes at once";
+      // A release wait that blocks is the wait cycle itself, told at the wait that breaks
+      // the convention (the simulation adds the blocked waits of the other roles as notes).
+      Diagnostic* d = rep.report(publishes ? VerifyId::ParityConvention : VerifyId::WaitCycle,
+                                 ctx.opRange(op), message);
+      for (std::size_t s : signallers) {
+        const PerRole& sp = roles.at(s);
+        const Step* sig = sp.signals.front().steps.front();
+        addNote(d, ctx.opRange(ctx.op(*sig)),
+                "'" + model.roles[s].name + "' signals " + name + " first here (" +
+                    ctx.context(*sig) + ")");
+      }
+      const ir::Attribute* parity = op.stmt->attribute("parity");
+      if (parity && parity->value)
+        setFix(d,
+               publishes ? "wait for the phase the signallers complete: parity=" +
+                               flippedParity(*parity->value)
+                         : "start on the released phase: parity=" + flippedParity(*parity->value),
+               rep.range(parity->value->id), flippedParity(*parity->value));
+      addCause(ctx, d, bi, roles);
+      ctx.brokenBarriers.insert(bi);
+      healthy = false;
+    }
 
     // Parity cadence and phases without a producer, per waiting role.
     for (const auto& [r, pr] : roles) {
@@ -322,6 +457,7 @@ void checkProtocol(Context& ctx) {
                           std::to_string(pr.waits[n - 1].waits[0].second));
             setFix(d, "derive the parity from the pipeline: parity=P.phase (consumers) or "
                       "parity=P.phase ^ 1 (producers waiting on a free-slot barrier)");
+            addCause(ctx, d, bi, roles);
             ctx.brokenBarriers.insert(bi);
             stop = true;
             break;

@@ -183,6 +183,7 @@ public:
         break;
       if (!progress) {
         // A truncated program (analysis bound) cannot be judged for deadlock.
+        recordBlocked();
         if (!m_ctx.program.boundReached)
           diagnoseDeadlock();
         m_ctx.result.deadlock = true;
@@ -774,6 +775,7 @@ private:
                 ") has not been waited for",
             std::to_string(p.access.step->op));
         addNote(d, m_ctx.opRange(pending), "asynchronous access still in flight");
+        m_ctx.linkConsequence(d, a.footprint.buffer);
         return true;
       };
       bool found = false;
@@ -812,6 +814,7 @@ private:
               ") and no barrier orders the two",
           std::to_string(x.step->op));
       addNote(d, m_ctx.opRange(earlier), "the other access, by '" + m_model.roles[x.role].name + "'");
+      m_ctx.linkConsequence(d, a.footprint.buffer);
       break;
     }
     // Keep the history small: a later access of the same role and kind covering an earlier one
@@ -953,6 +956,7 @@ private:
       }
       setFix(d, "wait for every phase the producer completes: give the consuming loop the "
                 "producer's trip count, or stop issuing the copy");
+      m_ctx.linkConsequence(d, a.footprint.buffer);
       return;
     }
   }
@@ -972,6 +976,32 @@ private:
         setFix(d, "add 'tcgen05.dealloc " + m_model.buffers[i].name +
                       "' after a cta.sync that follows the last TMEM access");
       }
+    }
+  }
+
+  /// Where each unfinished role stands, for `cake trace` and the timeline.
+  void recordBlocked() {
+    const auto& streams = m_ctx.program.roles;
+    for (std::size_t r = 0; r < streams.size(); ++r) {
+      if (m_roles[r].done)
+        continue;
+      const Step& s = streams[r].steps[m_roles[r].pc];
+      const sema::OpInfo& op = m_ctx.op(s);
+      StepContext sctx(op, s);
+      BlockedRole b{r, s.op, {}, -1, -1, -1, m_ctx.context(s)};
+      for (const reg::EffectDef& e : op.primitive->effects) {
+        const StepOperand* so = operandOf(s, e);
+        if (e.kind == reg::EffectKind::Wait && so && so->element >= 0) {
+          const ElementState* es = element(*so, so->element);
+          b.barrier = m_model.barriers[so->entityIndex].name;
+          b.element = m_model.barriers[so->entityIndex].size > 1 ? so->element : -1;
+          b.parity = quantity(e.parity, sctx, -1);
+          b.phase = es ? es->phase : 0;
+        } else if (e.kind == reg::EffectKind::Sync) {
+          b.barrier = so ? m_model.barriers[so->entityIndex].name : "cta";
+        }
+      }
+      m_ctx.result.blocked.push_back(std::move(b));
     }
   }
 
@@ -1027,6 +1057,9 @@ private:
           for (std::size_t p : people) {
             if (std::find(rv.arrived.begin(), rv.arrived.end(), p) != rv.arrived.end())
               continue;
+            if (m_roles[p].done && key.first != SIZE_MAX &&
+                m_ctx.brokenBarriers.count(key.first))
+              return; // the declaration's roles= list is the reported cause
             if (m_roles[p].done) {
               VerifyId id = key.first == SIZE_MAX ? VerifyId::CtaSyncDivergence
                                                   : VerifyId::NamedBarrierDivergence;
@@ -1095,8 +1128,13 @@ private:
       if (at[r])
         for (const StepOperand& so : at[r]->operands)
           if (so.present && so.entity == sema::EntityKind::MBarrier &&
-              m_ctx.brokenBarriers.count(so.entityIndex))
+              m_ctx.brokenBarriers.count(so.entityIndex)) {
+            // Its waits, as this execution blocks them, are consequences of that cause.
+            for (std::size_t b = 0; b < roles; ++b)
+              if (at[b] && !what[b].empty())
+                m_ctx.noteBlocked(so.entityIndex, m_ctx.opRange(m_ctx.op(*at[b])), what[b]);
             return;
+          }
     std::string chain;
     for (std::size_t r : cycle)
       chain += (chain.empty() ? "" : "; ") + what[r];

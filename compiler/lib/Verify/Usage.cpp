@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Analyses.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -108,6 +109,59 @@ void checkUsage(Context& ctx) {
     unused(p.decl, p.name, "pipeline");
   for (const sema::PoolInfo& p : m.pools)
     unused(p.decl, p.name, "pool");
+  // Named barriers that list a role which never reaches them: the hardware barrier waits for
+  // every listed thread, so the roles that do sync on it hang there. The decision that breaks
+  // the protocol is the roles= list, reported there with the blocked barriers as notes (the
+  // simulation then leaves the barrier to this finding).
+  for (std::size_t bi = 0; bi < m.barriers.size(); ++bi) {
+    const sema::BarrierInfo& b = m.barriers[bi];
+    if (!b.named)
+      continue;
+    std::vector<const sema::OpInfo*> syncs;
+    std::set<std::string> reaching;
+    for (const sema::OpInfo& op : m.ops)
+      for (std::size_t i = 0; i < op.operands.size(); ++i)
+        if (op.operands[i].facts.present && op.operands[i].entity == sema::EntityKind::NBarrier &&
+            op.operands[i].entityIndex == bi) {
+          syncs.push_back(&op);
+          reaching.insert(op.roles.begin(), op.roles.end());
+        }
+    if (syncs.empty())
+      continue; // perf-unused
+    std::vector<std::string> listed;
+    for (const std::string& r : b.roles)
+      if (r == "all")
+        for (const sema::RoleInfo& ri : m.roles)
+          listed.push_back(ri.name);
+      else
+        listed.push_back(r);
+    std::int64_t threads = 0, arriving = 0;
+    for (const sema::RoleInfo& ri : m.roles)
+      if (std::find(listed.begin(), listed.end(), ri.name) != listed.end()) {
+        threads += 32 * ri.warps();
+        arriving += reaching.count(ri.name) ? 32 * ri.warps() : 0;
+      }
+    for (const std::string& r : listed) {
+      if (reaching.count(r))
+        continue;
+      const ir::Attribute* rolesAttr = b.decl ? b.decl->attribute("roles") : nullptr;
+      Diagnostic* d = rep.report(
+          VerifyId::NamedBarrierDivergence,
+          rolesAttr ? rep.range(rolesAttr->id) : ctx.declRange(b.decl),
+          "named barrier '" + b.name + "' lists role '" + r +
+              "', which never executes a barrier on it: the hardware barrier waits for " +
+              std::to_string(threads) + " threads, the roles that reach it bring " +
+              std::to_string(arriving) + ", and they wait there forever");
+      for (const sema::OpInfo* op : syncs)
+        addNote(d, ctx.opRange(*op),
+                "'" + (op->roles.empty() ? std::string("?") : op->roles.front()) +
+                    "' blocks here waiting for '" + r + "'");
+      setFix(d, "remove '" + r + "' from roles=, or make it execute 'bar.sync " + b.name +
+                    "' as often as the other roles");
+      ctx.brokenBarriers.insert(bi);
+      break;
+    }
+  }
   // Roles that execute nothing.
   std::set<std::string> active;
   for (const sema::OpInfo& op : m.ops)

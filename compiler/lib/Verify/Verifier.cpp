@@ -61,6 +61,7 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
   detail::checkRequirements(ctx);
   detail::checkResources(ctx);
   detail::checkPatterns(ctx);
+  detail::checkMmaDescriptors(ctx);
   detail::checkUsage(ctx);
   detail::checkTmemLanes(ctx);
   detail::checkInstanceWrites(ctx);
@@ -76,6 +77,7 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
   detail::simulate(ctx);
   detail::checkAsync(ctx);
   detail::checkPerformance(ctx);
+  ctx.attachConsequences();
   result.analyses = {"coverage",         "resources", "layout",           "usage",
                      "barrier-protocol", "hazards",   "async-completion", "bank-conflicts",
                      "coalescing"};

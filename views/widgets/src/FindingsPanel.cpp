@@ -180,7 +180,7 @@ void FindingsPanel::setCompiler(std::shared_ptr<const driver::Compiler> compiler
 void FindingsPanel::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
   m_model->setSnapshot(snapshot);
   int counts[3] = {0, 0, 0};
-  for (int i = 0; i < m_model->rowCount(); ++i)
+  for (int i = 0; i < m_model->findingCount(); ++i)
     ++counts[int(m_model->finding(i)->severity)];
   for (int s = 0; s < 3; ++s)
     m_severity[s]->setText(QStringLiteral("%1 %2").arg(tr(kSeverityNames[s])).arg(counts[s]));

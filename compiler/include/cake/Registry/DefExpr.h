@@ -151,6 +151,13 @@ DefValue evaluate(const DefExpr& expr, const DefContext& ctx);
 /// Prints a resolved expression (for docs and `cake primitives`).
 std::string print(const DefExpr& expr);
 
+/// Why a boolean expression is false, with the values it was decided on: every failed
+/// comparison with the value of each side and of each call inside it
+/// ("buffer_row_bytes(a) == swizzle_bytes(a) is false: buffer_row_bytes(a) = 256,
+/// swizzle_bytes(a) = 128"), a conjunction by its failed parts, a disjunction by the
+/// alternatives that came closest (most conjuncts held). Empty unless it evaluates to false.
+std::string explainFalse(const DefExpr& expr, const DefContext& ctx);
+
 /// "smem bf16[128, 64] swizzle 128B at byte 0", "tensor map bf16[128, 64] (box) swizzle none":
 /// what a finding's note says about an operand; empty for operands that are not data (barriers).
 std::string describe(const OperandFacts& facts);

@@ -73,6 +73,12 @@ struct FixSuggestion {
   std::string replacement;
 };
 
+/// The finding a consequence follows from, by its code and location (stable across sorting).
+struct DiagCause {
+  std::string code;
+  SourceRange range;
+};
+
 /// One finding.
 struct Diagnostic {
   std::string code;
@@ -82,6 +88,9 @@ struct Diagnostic {
   std::string message;
   std::vector<DiagNote> notes;
   std::optional<FixSuggestion> fix;
+  /// Set on a consequence of another finding (a race that a broken barrier protocol lets
+  /// happen): the root cause, which lists its consequences as notes.
+  std::optional<DiagCause> causedBy;
 };
 
 /// Collects diagnostics with a cap so that pathological input cannot use unbounded memory.
@@ -97,6 +106,8 @@ public:
   const std::vector<Diagnostic>& diagnostics() const { return m_diags; }
   /// The most recent diagnostic (to attach notes after the fact), or nullptr.
   Diagnostic* last() { return m_diags.empty() ? nullptr : &m_diags.back(); }
+  /// The first diagnostic with this code at this range, or nullptr.
+  Diagnostic* find(std::string_view code, SourceRange range);
   std::vector<Diagnostic> take();
   bool hasBlocking() const;
   std::size_t count(Severity severity) const;

@@ -153,6 +153,19 @@ struct SmemAccessPattern {
   std::int64_t wavefronts = 0;
 };
 
+/// Where a role stopped when the simulation found that no role can move (a deadlock): the
+/// operation it is blocked at and, for an mbarrier wait, the element, the awaited parity and
+/// the element's current phase; findings tell the same wait, iteration and parity.
+struct BlockedRole {
+  std::size_t role = 0;
+  std::size_t op = 0;
+  std::string barrier;       ///< mbarrier or named barrier name; "cta" for cta.sync
+  std::int64_t element = -1; ///< mbarrier array element, -1 when not an array
+  std::int64_t parity = -1;  ///< awaited parity of an mbarrier wait, -1 otherwise
+  std::int64_t phase = -1;   ///< the element's current (incomplete) phase, -1 otherwise
+  std::string context;       ///< loop values, "tile 0 k=3"
+};
+
 struct VerifyResult {
   /// False when type checking failed: no analysis ran.
   bool ran = false;
@@ -162,6 +175,7 @@ struct VerifyResult {
   std::int64_t tilesAnalysed = 0;
   bool boundReached = false;
   bool deadlock = false;
+  std::vector<BlockedRole> blocked; ///< filled when deadlock is set
   Trace trace;
   std::vector<BarrierSummary> barriers;
   ResourceSummary resources;

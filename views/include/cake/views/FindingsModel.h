@@ -63,7 +63,10 @@ public:
 
   void setSnapshot(const CheckSnapshotPtr& snapshot);
   const CheckSnapshotPtr& snapshot() const { return m_snapshot; }
+  /// A finding by its index in the check result (FindingRole), roots and consequences alike.
   const FindingRow* finding(int row) const;
+  /// All findings, consequences included (rowCount() counts the top-level ones).
+  int findingCount() const { return int(m_rows.size()); }
   int blockingCount() const;
   /// The family names present (sorted), for the panel's family filter.
   QStringList families() const;
@@ -77,13 +80,22 @@ public:
                       int role = Qt::DisplayRole) const override;
 
 private:
-  int childCount(const FindingRow& r) const;
+  int childCount(int finding) const;
+  /// The finding an index shows (a top-level row or a consequence under its cause), or -1 for
+  /// a note or fix.
+  int findingOf(const QModelIndex& index) const;
   CheckSnapshotPtr m_snapshot;
   std::vector<FindingRow> m_rows;
+  /// Findings without a cause, in report order: the top-level rows.
+  std::vector<int> m_roots;
+  /// Per finding, the findings caused by it (diagnostic caused_by): shown as its children after
+  /// its notes and fix, so a root cause and its consequences read as one tree.
+  std::vector<std::vector<int>> m_consequences;
+  std::vector<int> m_causeOf; ///< per finding, its cause or -1
 };
 
 /// Filters findings (top-level rows) by severity, family and free text; a shown finding keeps
-/// all its notes.
+/// all its notes and consequences.
 class FindingsFilterModel : public QSortFilterProxyModel {
   Q_OBJECT
 public:
