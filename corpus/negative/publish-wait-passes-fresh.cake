@@ -13,8 +13,8 @@ kernel row_exp_stream target=sm_90a {
   const ROWS = 8
   const BLOCKS = 16
 
-  param X : f32[M, N] role=input
-  param Y : f32[M, N] role=output
+  param X : f32[M, N] role=input align=16
+  param Y : f32[M, N] role=output align=16
 
   tensormap tX : f32[ROWS, N] source=X swizzle=none
 

@@ -64,7 +64,12 @@ def main():
             fail("ruleIndex %d is %s, not %s" % (r["ruleIndex"], rule["id"], r["ruleId"]))
         if "help" not in rule or "text" not in rule["help"]:
             fail("rule %s has no help text" % rule["id"])
-        if r["level"] != rule["defaultConfiguration"]["level"]:
+        cause = r.get("properties", {}).get("caused_by")
+        if cause is not None:
+            # A consequence: reported (warning) below its rule's default, naming its cause.
+            if r["level"] != "warning" or not any(x["id"] == cause for x in rules):
+                fail("%s: consequence of %s has level %s" % (r["ruleId"], cause, r["level"]))
+        elif r["level"] != rule["defaultConfiguration"]["level"]:
             fail("%s: level %s differs from its rule's default" % (r["ruleId"], r["level"]))
         for loc in r["locations"] + r.get("relatedLocations", []):
             phys = loc.get("physicalLocation")

@@ -245,6 +245,10 @@ std::string toSarif(const Compiler& compiler, const std::vector<SarifFile>& file
         w.endObject().endArray(); // fix, fixes
       }
       w.key("properties").beginObject().key("family").value(toString(d.family));
+      // A consequence of another finding is reported below its rule's default level; the
+      // cause's rule names why.
+      if (d.causedBy)
+        w.key("caused_by").value(d.causedBy->code);
       if (d.fix && !editable)
         w.key("fix_advice").value(d.fix->message);
       w.endObject();
