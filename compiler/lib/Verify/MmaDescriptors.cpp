@@ -6,6 +6,8 @@
 #include "Analyses.h"
 #include "cake/Sema/MmaLayout.h"
 
+#include <optional>
+
 namespace cake::verify::detail {
 
 namespace {
@@ -44,6 +46,33 @@ std::pair<const sema::OpInfo*, std::size_t> firstWriter(const sema::KernelModel&
 
 namespace {
 
+/// A byte-addressed shared-memory operand of an operation as its buffer holds it.
+struct SmemView {
+  const sema::BufferInfo* buffer = nullptr;
+  std::int64_t elementBytes = 0;
+  std::vector<std::int64_t> strides; ///< bytes, one per dimension of the operand's shape
+};
+
+/// Operand `i` of `op` as a view of its shared-memory buffer, or nothing when it is not a
+/// shared-memory buffer of whole-byte elements whose strides are known.
+std::optional<SmemView> smemView(const sema::KernelModel& m, const sema::OpInfo& op,
+                                 std::size_t i) {
+  if (i >= op.operands.size() || i >= op.stmt->operands.size())
+    return std::nullopt;
+  const sema::OperandInfo& info = op.operands[i];
+  const reg::OperandFacts& f = info.facts;
+  int bits = ir::info(f.dtype).bits;
+  if (!f.present || !f.isBuffer || f.space != ir::Space::Smem || f.shape.empty() || bits % 8 != 0)
+    return std::nullopt;
+  SmemView v;
+  v.buffer = &m.buffers[info.entityIndex];
+  v.elementBytes = bits / 8;
+  v.strides = sema::operandStrides(*v.buffer, op.stmt->operands[i], info.stageIndexed);
+  if (v.strides.size() != f.shape.size())
+    return std::nullopt;
+  return v;
+}
+
 /// TMA boxes against their shared-memory views: the box is moved as contiguous rows of its
 /// inner extent starting at the view's first byte, so the view must be dense in its buffer.
 void checkTmaViews(Context& ctx) {
@@ -55,19 +84,14 @@ void checkTmaViews(Context& ctx) {
         box = &o.facts;
     if (!box)
       continue;
-    for (std::size_t i = 0; i < op.operands.size() && i < op.stmt->operands.size(); ++i) {
-      const sema::OperandInfo& info = op.operands[i];
-      const reg::OperandFacts& f = info.facts;
-      if (!f.present || !f.isBuffer || f.space != ir::Space::Smem || f.shape.empty())
+    for (std::size_t i = 0; i < op.operands.size(); ++i) {
+      std::optional<SmemView> view = smemView(m, op, i);
+      if (!view)
         continue;
-      int bits = ir::info(f.dtype).bits;
-      if (bits % 8 != 0)
-        continue;
-      const sema::BufferInfo& b = m.buffers[info.entityIndex];
-      std::vector<std::int64_t> strides =
-          sema::operandStrides(b, op.stmt->operands[i], info.stageIndexed);
-      if (strides.size() != f.shape.size())
-        continue;
+      const reg::OperandFacts& f = op.operands[i].facts;
+      const sema::BufferInfo& b = *view->buffer;
+      const std::vector<std::int64_t>& strides = view->strides;
+      int bits = int(view->elementBytes * 8);
       // The first dimension (innermost outwards) whose stride is not the dense one.
       std::int64_t dense = bits / 8;
       std::size_t bad = f.shape.size();
@@ -118,20 +142,16 @@ void checkMmaDescriptors(Context& ctx) {
   for (const sema::OpInfo& op : m.ops) {
     std::vector<bool> desc = descriptorOperands(*op.primitive);
     for (std::size_t i = 0; i < op.operands.size() && i < desc.size(); ++i) {
-      const sema::OperandInfo& info = op.operands[i];
-      const reg::OperandFacts& f = info.facts;
+      const reg::OperandFacts& f = op.operands[i].facts;
       // Swizzled operands are hw-mma-swizzle-span's: their rows must be exactly one span.
-      if (!desc[i] || !f.isBuffer || f.space != ir::Space::Smem || f.swizzle != "none" ||
-          f.shape.size() != 2 || i >= op.stmt->operands.size())
+      if (!desc[i] || f.swizzle != "none" || f.shape.size() != 2)
         continue;
-      int bits = ir::info(f.dtype).bits;
-      if (bits % 8 != 0)
+      std::optional<SmemView> view = smemView(m, op, i);
+      if (!view)
         continue;
-      const sema::BufferInfo& b = m.buffers[info.entityIndex];
-      std::vector<std::int64_t> strides =
-          sema::operandStrides(b, op.stmt->operands[i], info.stageIndexed);
-      if (strides.size() != 2)
-        continue;
+      const sema::BufferInfo& b = *view->buffer;
+      const std::vector<std::int64_t>& strides = view->strides;
+      int bits = int(view->elementBytes * 8);
       const std::string& name = op.primitive->operands[i].name;
       bool mn = false;
       if (auto a = op.primitive->attributeIndex(name + "_major"); a && *a < op.attributes.size())
@@ -173,7 +193,7 @@ void checkMmaDescriptors(Context& ctx) {
               "'" + b.name + "' declared here: " + std::string(ir::toString(b.dtype)) +
                   " rows of " + std::to_string(b.shape.back() * eb) +
                   " bytes, swizzle=none (row-major)");
-      if (auto [w, wi] = firstWriter(m, info.entityIndex, &op); w)
+      if (auto [w, wi] = firstWriter(m, op.operands[i].entityIndex, &op); w)
         addNote(d, ctx.operandRange(*w, wi),
                 "'" + w->primitive->name + "' writes '" + b.name + "' here, row by row (" +
                     reg::describe(w->operands[wi].facts) + ")");
