@@ -144,6 +144,13 @@ private Q_SLOTS:
     QModelIndex note = model.index(0, views::FindingsModel::MessageColumn, child);
     QCOMPARE(note.data().toString(), QString::fromStdString(q.notes[0].message));
     QCOMPARE(note.parent(), child);
+    // The panel's count covers the consequence too, like its severity boxes.
+    views::FindingsFilterModel proxy;
+    proxy.setSourceModel(&model);
+    QCOMPARE(proxy.totalCount(), int(diags.size()));
+    QCOMPARE(proxy.shownCount(), int(diags.size()));
+    proxy.setSeverityShown(Severity::Blocking, false); // hides the cause and what hangs under it
+    QCOMPARE(proxy.shownCount(), roots - 1);
   }
 
   void filter_data() {

@@ -335,6 +335,22 @@ void FindingsFilterModel::setText(const QString& text) {
   Q_EMIT filterChanged();
 }
 
+int FindingsFilterModel::shownCount() const {
+  const auto* findings = qobject_cast<const FindingsModel*>(sourceModel());
+  int shown = 0;
+  for (int r = 0; r < rowCount(); ++r)
+    shown += 1 + (findings ? findings->consequenceCount(
+                                 index(r, 0).data(FindingsModel::FindingRole).toInt())
+                           : 0);
+  return shown;
+}
+
+int FindingsFilterModel::totalCount() const {
+  if (const auto* findings = qobject_cast<const FindingsModel*>(sourceModel()))
+    return findings->findingCount();
+  return sourceModel() ? sourceModel()->rowCount() : 0;
+}
+
 bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
   if (sourceParent.isValid())
     return true; // notes and fixes follow their finding

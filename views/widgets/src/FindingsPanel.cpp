@@ -185,6 +185,13 @@ void FindingsPanel::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
   for (int s = 0; s < 3; ++s)
     m_severity[s]->setText(QStringLiteral("%1 %2").arg(tr(kSeverityNames[s])).arg(counts[s]));
   updateFamilies();
+  // A root cause opens on its consequences: every finding the severity boxes count is visible.
+  for (int r = 0; r < m_filter->rowCount(); ++r) {
+    QModelIndex top = m_filter->index(r, 0);
+    if (m_model->consequenceCount(top.data(FindingsModel::FindingRole).toInt()) > 0)
+      m_view->expand(top);
+  }
+  // Sized after expanding: a consequence's severity sits one indentation level deeper.
   for (int c = 0; c < FindingsModel::MessageColumn; ++c)
     m_view->resizeColumnToContents(c);
   m_detail->clear();

@@ -67,6 +67,12 @@ public:
   const FindingRow* finding(int row) const;
   /// All findings, consequences included (rowCount() counts the top-level ones).
   int findingCount() const { return int(m_rows.size()); }
+  /// The findings caused by `finding` (shown under it).
+  int consequenceCount(int finding) const {
+    return finding >= 0 && finding < int(m_consequences.size())
+               ? int(m_consequences[std::size_t(finding)].size())
+               : 0;
+  }
   int blockingCount() const;
   /// The family names present (sorted), for the panel's family filter.
   QStringList families() const;
@@ -110,9 +116,10 @@ public:
   void setText(const QString& text);
   QString text() const { return m_text; }
 
-  /// Findings shown / findings in the source model.
-  int shownCount() const { return rowCount(); }
-  int totalCount() const { return sourceModel() ? sourceModel()->rowCount() : 0; }
+  /// Findings shown (a shown cause with its consequences) / findings in the source model,
+  /// consequences included: the same findings the severity boxes count.
+  int shownCount() const;
+  int totalCount() const;
 
 Q_SIGNALS:
   void filterChanged();
