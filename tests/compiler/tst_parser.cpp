@@ -302,6 +302,46 @@ private Q_SLOTS:
     list.clear();
     QCOMPARE(list.size(), std::size_t(0));
   }
+
+  // Names of up to 8 characters live in the node's own word, longer ones in a block it owns:
+  // both sides of the boundary, through clone, move and reassignment.
+  void exprTextInlineAndHeap_data() {
+    QTest::addColumn<int>("length");
+    for (int n : {0, 1, 7, 8, 9, 16, 70000})
+      QTest::addRow("%d characters", n) << n;
+  }
+  void exprTextInlineAndHeap() {
+    QFETCH(int, length);
+    std::string text;
+    for (int i = 0; i < length; ++i)
+      text += char('a' + i % 26);
+    ir::Expr e;
+    e.kind = ir::ExprKind::Name;
+    QVERIFY(!e.hasText());
+    e.setText(text);
+    QVERIFY(e.hasText());
+    QCOMPARE(std::string(e.text()), text);
+    ir::ExprPtr copy = ir::cloneExpr(e);
+    QCOMPARE(std::string(copy->text()), text);
+    QVERIFY(ir::equal(e, *copy));
+    ir::Expr moved(std::move(e));
+    QCOMPARE(std::string(moved.text()), text);
+    QVERIFY(!e.hasText());
+    QCOMPARE(e.text().size(), std::size_t(0));
+    ir::Expr other;
+    other.kind = ir::ExprKind::Name;
+    other.setText("a_much_longer_name_on_the_heap");
+    other = std::move(moved);
+    QCOMPARE(std::string(other.text()), text);
+    other.setText("x"); // replacing heap text with inline text frees the block (ASan sees it)
+    QCOMPARE(std::string(other.text()), std::string("x"));
+    // A numeric node has no text, and its value round-trips.
+    ir::Expr number;
+    number.intValue = -42;
+    QVERIFY(!number.hasText());
+    QCOMPARE(number.text().size(), std::size_t(0));
+    QCOMPARE(ir::cloneExpr(number)->intValue, std::int64_t(-42));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestParser)

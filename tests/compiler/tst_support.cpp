@@ -1,6 +1,7 @@
 // Tests of the support library: source positions, JSON reading/writing, SHA-256, suggestions.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/IR/Kernel.h"
+#include "cake/Support/CompactVector.h"
 #include "cake/Support/DataFiles.h"
 #include "cake/Support/Json.h"
 #include "cake/Support/JsonSchema.h"
@@ -312,6 +313,60 @@ private Q_SLOTS:
       QVERIFY(QRegularExpression("^[a-z]+(-[a-z0-9]+)+$").match(code).hasMatch());
       QVERIFY(findDiagCode(c.code) == &c);
     }
+  }
+
+  // The checker's 16-byte vector: exact reservation, growth past it, copies that own their
+  // elements, moves that leave an empty usable vector, and push_back of its own element
+  // across a reallocation.
+  void compactVectorBehavesLikeAVector_data() {
+    QTest::addColumn<int>("count");
+    QTest::addColumn<int>("reserved");
+    for (int n : {0, 1, 2, 3, 17})
+      for (int r : {0, 1, n})
+        QTest::addRow("%d elements, %d reserved", n, r) << n << r;
+  }
+  void compactVectorBehavesLikeAVector() {
+    QFETCH(int, count);
+    QFETCH(int, reserved);
+    static_assert(sizeof(CompactVector<std::string>) == 16);
+    CompactVector<std::string> v;
+    v.reserve(std::size_t(reserved));
+    QCOMPARE(v.capacity(), std::size_t(reserved));
+    for (int i = 0; i < count; ++i)
+      v.push_back("element number " + std::to_string(i)); // past SSO: owned heap strings
+    auto check = [&](const CompactVector<std::string>& x) {
+      QCOMPARE(x.size(), std::size_t(count));
+      QCOMPARE(x.empty(), count == 0);
+      int i = 0;
+      for (const std::string& e : x)
+        QCOMPARE(e, "element number " + std::to_string(i++));
+      QCOMPARE(i, count);
+    };
+    check(v);
+    if (count == reserved)
+      QCOMPARE(v.capacity(), std::size_t(count)); // reserve first: no slack
+    CompactVector<std::string> copy(v);
+    check(copy);
+    CompactVector<std::string> moved(std::move(v));
+    check(moved);
+    QCOMPARE(v.size(), std::size_t(0));
+    v.push_back("again"); // a moved-from vector is usable
+    QCOMPARE(v.size(), std::size_t(1));
+    v = copy;
+    check(v);
+    if (count > 0) {
+      v.push_back(v[0]); // the argument lives in the block that the growth replaces
+      QCOMPARE(v.back(), std::string("element number 0"));
+      QCOMPARE(v.size(), std::size_t(count + 1));
+    }
+    CompactVector<int> filled;
+    filled.assign(std::size_t(count), 7);
+    QCOMPARE(filled.size(), std::size_t(count));
+    QCOMPARE(filled.capacity(), std::size_t(count));
+    for (int x : filled)
+      QCOMPARE(x, 7);
+    std::span<const int> view = filled;
+    QCOMPARE(view.size(), std::size_t(count));
   }
 };
 

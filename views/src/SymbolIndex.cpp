@@ -80,13 +80,13 @@ private:
 
   void expr(const ir::Expr& e) {
     if (e.kind == ir::ExprKind::Name) {
-      use(e.text, e.id);
+      use(std::string(e.text()), e.id);
       return;
     }
     if (e.kind == ir::ExprKind::Member && !e.children.empty() &&
         e.children[0]->kind == ir::ExprKind::Name) {
       // `ring.slot`: only the base is a name; its span is the base expression's.
-      use(e.children[0]->text, e.children[0]->id);
+      use(std::string(e.children[0]->text()), e.children[0]->id);
       return;
     }
     for (const ir::ExprPtr& c : e.children)

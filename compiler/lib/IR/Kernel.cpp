@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/IR/Kernel.h"
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 
 namespace cake::ir {
@@ -95,6 +97,45 @@ std::optional<std::int64_t> fold(UnaryOp op, std::int64_t a) {
   return -a;
 }
 
+Expr::Expr(Expr&& other) noexcept
+    : kind(other.kind), binaryOp(other.binaryOp), unaryOp(other.unaryOp),
+      m_textState(other.m_textState), id(other.id), intValue(other.intValue),
+      children(std::move(other.children)) {
+  // The union's bytes moved with intValue: inline text or the heap block's pointer alike.
+  other.m_textState = 0;
+}
+
+Expr& Expr::operator=(Expr&& other) noexcept {
+  if (this != &other) {
+    freeText();
+    kind = other.kind;
+    binaryOp = other.binaryOp;
+    unaryOp = other.unaryOp;
+    id = other.id;
+    intValue = other.intValue;
+    m_textState = other.m_textState;
+    other.m_textState = 0;
+    children = std::move(other.children);
+  }
+  return *this;
+}
+
+void Expr::setText(std::string_view text) {
+  freeText();
+  if (text.size() <= kInlineText) {
+    std::memcpy(m_inlineText, text.data(), text.size());
+    m_textState = static_cast<std::uint8_t>(text.size() + 1);
+    return;
+  }
+  // Texts are bounded by the input (the CLI reads at most a few hundred MB), far below 4 GiB.
+  auto size = static_cast<std::uint32_t>(std::min<std::size_t>(text.size(), UINT32_MAX));
+  char* block = new char[sizeof size + size];
+  std::memcpy(block, &size, sizeof size);
+  std::memcpy(block + sizeof size, text.data(), size);
+  m_heapText = block;
+  m_textState = kHeapText;
+}
+
 ExprPtr cloneExpr(const Expr& e) {
   auto out = std::make_unique<Expr>();
   out->kind = e.kind;
@@ -103,7 +144,8 @@ ExprPtr cloneExpr(const Expr& e) {
     out->floatValue = e.floatValue;
   else
     out->intValue = e.intValue;
-  out->text = e.text;
+  if (e.hasText())
+    out->setText(e.text());
   out->binaryOp = e.binaryOp;
   out->unaryOp = e.unaryOp;
   for (const ExprPtr& c : e.children)
@@ -127,7 +169,7 @@ bool equal(const Expr& a, const Expr& b) {
   case ExprKind::Name:
   case ExprKind::Tag:
   case ExprKind::Member:
-    if (a.text != b.text)
+    if (a.text() != b.text())
       return false;
     break;
   case ExprKind::Unary:
@@ -314,7 +356,7 @@ std::string Kernel::target() const {
   if (!a || !a->value)
     return {};
   if (a->value->kind == ExprKind::Name || a->value->kind == ExprKind::String)
-    return a->value->text;
+    return std::string(a->value->text());
   return {};
 }
 

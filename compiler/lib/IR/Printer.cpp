@@ -31,7 +31,7 @@ std::string printFloat(double value) {
   return mantissa + exponent;
 }
 
-std::string quoteString(const std::string& text) {
+std::string quoteString(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\')
@@ -80,16 +80,16 @@ void printExpr(const Expr& e, std::string& out) {
     out += printFloat(e.floatValue);
     return;
   case ExprKind::String:
-    out += quoteString(e.text);
+    out += quoteString(e.text());
     return;
   case ExprKind::Name:
   case ExprKind::Tag:
-    out += e.text;
+    out += e.text();
     return;
   case ExprKind::Member:
     printOperand(*e.children[0], 8, out);
     out += '.';
-    out += e.text;
+    out += e.text();
     return;
   case ExprKind::Unary:
     out += e.unaryOp == UnaryOp::Neg ? "-" : "~";

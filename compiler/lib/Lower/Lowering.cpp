@@ -311,7 +311,7 @@ std::optional<std::int64_t> Lowerer::staticValue(const ir::Expr& e) const {
     return e.intValue;
   case ir::ExprKind::Name:
     for (const sema::ConstInfo& c : m_model.consts)
-      if (c.name == e.text)
+      if (c.name == e.text())
         return c.value;
     return std::nullopt;
   case ir::ExprKind::Unary: {
@@ -367,33 +367,33 @@ ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
     return i32(e.intValue);
   case ir::ExprKind::Name: {
     for (const sema::ConstInfo& c : m_model.consts)
-      if (c.name == e.text)
+      if (c.name == e.text())
         return reservedConstantName(c.name) ? i32(c.value) : named(c.name, c.value);
-    if (auto it = m_role.loopExprs.find(e.text); it != m_role.loopExprs.end())
+    if (auto it = m_role.loopExprs.find(std::string(e.text())); it != m_role.loopExprs.end())
       return it->second;
-    if (e.text == "tid")
+    if (e.text() == "tid")
       return var(m_p, m_role.tid);
-    if (e.text == "lane")
+    if (e.text() == "lane")
       return var(m_p, m_role.lane);
-    if (e.text == "warp")
+    if (e.text() == "warp")
       return var(m_p, m_role.warp);
-    if (e.text == "wg")
+    if (e.text() == "wg")
       return var(m_p, m_role.wg);
-    unsupported("index expression uses '" + e.text + "', which has no run-time value here");
+    unsupported("index expression uses '" + std::string(e.text()) + "', which has no run-time value here");
     return i32(0);
   }
   case ir::ExprKind::Member: {
     const ir::Expr& base = *e.children[0];
-    if (auto it = m_role.tiles.find(base.text); it != m_role.tiles.end()) {
-      std::size_t d = e.text == "x" ? 0 : e.text == "y" ? 1 : 2;
+    if (auto it = m_role.tiles.find(std::string(base.text())); it != m_role.tiles.end()) {
+      std::size_t d = e.text() == "x" ? 0 : e.text() == "y" ? 1 : 2;
       if (d < it->second.coords.size())
         return var(m_p, it->second.coords[d]);
       return i32(0);
     }
     for (std::size_t p = 0; p < m_model.pipelines.size(); ++p)
-      if (m_model.pipelines[p].name == base.text && p < m_role.slot.size() && m_role.slot[p] >= 0)
-        return var(m_p, e.text == "slot" ? m_role.slot[p] : m_role.phase[p]);
-    unsupported("member '" + base.text + "." + e.text + "' has no run-time value here");
+      if (m_model.pipelines[p].name == base.text() && p < m_role.slot.size() && m_role.slot[p] >= 0)
+        return var(m_p, e.text() == "slot" ? m_role.slot[p] : m_role.phase[p]);
+    unsupported("member '" + std::string(base.text()) + "." + std::string(e.text()) + "' has no run-time value here");
     return i32(0);
   }
   case ir::ExprKind::Unary: {
@@ -849,7 +849,7 @@ bool Lowerer::loopNeedsUnroll(const ir::Stmt& loop) const {
   // indexed at run time without spilling the fragment to local memory.
   const std::string& v = loop.block().loopVar.name;
   std::function<bool(const ir::Expr&)> mentions = [&](const ir::Expr& e) {
-    if (e.kind == ir::ExprKind::Name && e.text == v)
+    if (e.kind == ir::ExprKind::Name && e.text() == v)
       return true;
     for (const auto& c : e.children)
       if (mentions(*c))
@@ -1017,7 +1017,8 @@ void Lowerer::lowerRole(std::size_t r) {
       if (const reg::Primitive* p = m_registry.find("setmaxnreg")) {
         sema::OpInfo fake;
         fake.primitive = p;
-        std::vector<reg::DefValue> attrs(p->attributes.size());
+        CompactVector<reg::DefValue> attrs;
+        attrs.assign(p->attributes.size(), reg::DefValue{});
         for (std::size_t i = 0; i < p->attributes.size(); ++i) {
           if (p->attributes[i].name == "regs")
             attrs[i] = reg::DefValue::integer(rd.registers);

@@ -874,7 +874,7 @@ private:
       Token member = take();
       auto e = std::make_unique<Expr>();
       e->kind = ExprKind::Member;
-      e->text = member.text;
+      e->setText(member.text);
       e->children.push_back(std::move(base));
       e->id = node(span(begin));
       base = sealed(std::move(e), rangeOf(member));
@@ -903,19 +903,19 @@ private:
     case Tok::String: {
       Token lit = take();
       ExprPtr e = makeExpr(ExprKind::String, begin);
-      e->text = lit.text;
+      e->setText(lit.text);
       return e;
     }
     case Tok::Tag: {
       Token lit = take();
       ExprPtr e = makeExpr(ExprKind::Tag, begin);
-      e->text = lit.text;
+      e->setText(lit.text);
       return e;
     }
     case Tok::Ident: {
       Token lit = take();
       ExprPtr e = makeExpr(ExprKind::Name, begin);
-      e->text = lit.text;
+      e->setText(lit.text);
       return e;
     }
     case Tok::LParen: {

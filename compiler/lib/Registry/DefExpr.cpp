@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <set>
 
 namespace cake::reg {
 
@@ -547,7 +549,7 @@ DefValue evaluate(const DefExpr& e, const DefContext& ctx) {
     case DefFn::Stages:
       return DefValue::integer(f->stages);
     case DefFn::Swizzle:
-      return DefValue::symbol(f->swizzle);
+      return DefValue::symbol(std::string(f->swizzle));
     case DefFn::SwizzleBytes:
       return DefValue::integer(f->swizzle == "128B" ? 128
                                : f->swizzle == "64B" ? 64
@@ -681,7 +683,7 @@ std::string describe(const OperandFacts& f) {
            ")";
   // Swizzle is part of what the data looks like wherever it can be swizzled.
   if (f.isTensorMap || f.space == ir::Space::Smem || f.swizzle != "none")
-    out += " swizzle " + f.swizzle;
+    out += " swizzle " + std::string(f.swizzle);
   if (f.baseOffset >= 0)
     out += " at byte " + std::to_string(f.baseOffset);
   return out;
@@ -724,6 +726,22 @@ std::string print(const DefExpr& e) {
   }
   }
   return "?";
+}
+
+std::string_view swizzleName(std::string_view name) {
+  static constexpr std::string_view kModes[] = {"none", "32B", "64B", "128B"};
+  for (std::string_view m : kModes)
+    if (m == name)
+      return m;
+  // Other names come only from validated declarations, so this set stays tiny; std::set keeps
+  // its elements in place.
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> others;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = others.find(name);
+  if (it == others.end())
+    it = others.emplace(name).first;
+  return *it;
 }
 
 } // namespace cake::reg

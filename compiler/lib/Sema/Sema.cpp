@@ -88,7 +88,7 @@ void Checker::checkKernelHeader(const Kernel& k) {
     report(DiagId::SemAttributeType, t->value->id, "target must be a target name like sm_90a");
     return;
   }
-  m_model.targetName = t->value->text;
+  m_model.targetName = t->value->text();
   m_model.target = m_targets.find(m_model.targetName);
   if (!m_model.target) {
     auto names = m_targets.names();

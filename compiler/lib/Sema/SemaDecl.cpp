@@ -178,8 +178,8 @@ std::optional<std::string> Checker::declEnum(const Decl& d, std::string_view key
   if (!a || !spec)
     return std::nullopt;
   if (a->value->kind == ExprKind::Name || a->value->kind == ExprKind::Tag) {
-    if (std::find(spec->values.begin(), spec->values.end(), a->value->text) != spec->values.end())
-      return a->value->text;
+    if (std::find(spec->values.begin(), spec->values.end(), a->value->text()) != spec->values.end())
+      return std::string(a->value->text());
   }
   std::vector<std::string> values(spec->values.begin(), spec->values.end());
   Diagnostic* diag = report(DiagId::SemAttributeType, a->value->id,
@@ -196,18 +196,18 @@ const Decl* Checker::declRef(const Expr& e, std::initializer_list<DeclKind> kind
     report(DiagId::SemAttributeType, e.id, "expected the name of a " + std::string(what));
     return nullptr;
   }
-  const Symbol* s = lookup(e.text);
+  const Symbol* s = lookup(e.text());
   if (!s) {
     std::vector<std::string> candidates;
     for (const auto& [n, sym] : m_symbols)
       if (std::find(kinds.begin(), kinds.end(), sym.kind) != kinds.end())
         candidates.push_back(n);
-    undefined(e.id, e.text, what, candidates);
+    undefined(e.id, std::string(e.text()), what, candidates);
     return nullptr;
   }
   if (std::find(kinds.begin(), kinds.end(), s->kind) == kinds.end()) {
     Diagnostic* d = report(DiagId::SemUnknownDeclaration, e.id,
-                           "'" + e.text + "' is a " + std::string(keyword(s->kind)) +
+                           "'" + std::string(e.text()) + "' is a " + std::string(keyword(s->kind)) +
                                " declaration, not a " + std::string(what));
     noteDecl(d, s->decl, "declared here");
     return nullptr;
@@ -226,13 +226,13 @@ std::vector<std::string> Checker::declRoleList(const Decl& d, std::string_view k
     return out;
   }
   for (const ExprPtr& c : a->value->children) {
-    if (c->kind == ExprKind::Name && c->text == "all") {
+    if (c->kind == ExprKind::Name && c->text() == "all") {
       out.push_back("all");
       continue;
     }
     if (const Decl* r = declRef(*c, {DeclKind::Role}, "role")) {
       if (std::find(out.begin(), out.end(), r->name.name) != out.end())
-        report(DiagId::SemDuplicateName, c->id, "role '" + c->text + "' is listed twice");
+        report(DiagId::SemDuplicateName, c->id, "role '" + std::string(c->text()) + "' is listed twice");
       else
         out.push_back(r->name.name);
     }

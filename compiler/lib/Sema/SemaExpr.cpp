@@ -78,7 +78,7 @@ IntResult Checker::intExpr(const Expr& e, const StmtCtx* ctx, bool constOnly) {
 }
 
 IntResult Checker::nameValue(const Expr& e, const StmtCtx* ctx, bool constOnly) {
-  const std::string& n = e.text;
+  const std::string n(e.text());
   if (auto it = m_consts.find(n); it != m_consts.end())
     return exact(it->second);
   if (const LoopInfo* loop = loopFor(ctx, n)) {
@@ -150,24 +150,24 @@ IntResult Checker::memberValue(const Expr& e, const StmtCtx* ctx, bool constOnly
     report(DiagId::SemInvalidExpression, e.id, "'" + print(e) + "' is not an integer");
     return {false, std::nullopt};
   }
-  const std::string& b = base.text;
+  const std::string b(base.text());
   if (const LoopInfo* loop = loopFor(ctx, b); loop && loop->overTiles) {
     if (constOnly)
       return notConstant(e);
     static constexpr std::string_view dims[] = {"x", "y", "z"};
     const auto& tiles = m_model.grid ? m_model.grid->tiles : std::vector<std::int64_t>{};
     for (std::size_t i = 0; i < tiles.size() && i < 3; ++i)
-      if (e.text == dims[i])
+      if (e.text() == dims[i])
         return {true, Interval{0, tiles[i] - 1}};
     report(DiagId::SemInvalidExpression, e.id,
-           "tile '" + b + "' has no member '" + e.text + "' (the grid has " +
+           "tile '" + b + "' has no member '" + std::string(e.text()) + "' (the grid has " +
                std::to_string(tiles.size()) + " tile dimension(s): x, y, z in order)");
     return {false, std::nullopt};
   }
   if (const Symbol* s = lookup(b); s && s->kind == DeclKind::Pipeline) {
-    if (e.text != "slot" && e.text != "phase") {
+    if (e.text() != "slot" && e.text() != "phase") {
       report(DiagId::SemInvalidExpression, e.id,
-             "pipeline '" + b + "' has members 'slot' and 'phase', not '" + e.text + "'");
+             "pipeline '" + b + "' has members 'slot' and 'phase', not '" + std::string(e.text()) + "'");
       return {false, std::nullopt};
     }
     if (constOnly)
@@ -180,7 +180,7 @@ IntResult Checker::memberValue(const Expr& e, const StmtCtx* ctx, bool constOnly
     }
     const PipelineInfo* p = m_model.pipeline(b);
     std::int64_t stages = p ? p->stages : 1;
-    if (e.text == "slot")
+    if (e.text() == "slot")
       return {true, Interval{0, stages - 1}};
     return {true, Interval{0, 1}};
   }

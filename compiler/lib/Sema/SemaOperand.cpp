@@ -80,7 +80,7 @@ bool Checker::checkOperand(const Operand& o, const reg::OperandDef& def, Operand
     info.facts.space = b->space;
     info.facts.dtype = b->dtype;
     info.facts.stages = b->stages;
-    info.facts.swizzle = b->swizzle;
+    info.facts.swizzle = reg::swizzleName(b->swizzle);
     if (b->space == Space::Smem) {
       info.facts.baseOffset = b->offset;
       info.facts.stageBytes = b->stageBytes();
@@ -108,7 +108,7 @@ bool Checker::checkOperand(const Operand& o, const reg::OperandDef& def, Operand
     info.facts.space = Space::Global;
     info.facts.dtype = t->dtype;
     info.facts.shape = t->box;
-    info.facts.swizzle = t->swizzle;
+    info.facts.swizzle = reg::swizzleName(t->swizzle);
     if (const BufferInfo* src = m_model.buffer(t->source))
       info.facts.baseAlign = src->align;
     if (!o.subscripted || o.indices.size() != t->box.size()) {
@@ -335,13 +335,13 @@ std::optional<reg::DefValue> Checker::attrValue(const Attribute& a, const reg::A
     return out;
   }
   case reg::AttrType::Bool:
-    if (v.kind == ExprKind::Name && (v.text == "true" || v.text == "false"))
-      return reg::DefValue::boolean(v.text == "true");
+    if (v.kind == ExprKind::Name && (v.text() == "true" || v.text() == "false"))
+      return reg::DefValue::boolean(v.text() == "true");
     return wrong("true or false");
   case reg::AttrType::Enum: {
     if ((v.kind == ExprKind::Name || v.kind == ExprKind::Tag) &&
-        std::find(def.values.begin(), def.values.end(), v.text) != def.values.end())
-      return reg::DefValue::symbol(v.text);
+        std::find(def.values.begin(), def.values.end(), v.text()) != def.values.end())
+      return reg::DefValue::symbol(std::string(v.text()));
     Diagnostic* d = report(DiagId::SemAttributeType, v.id,
                            "'" + def.name + "' is '" + print(v) +
                                "'; expected one of: " + join(def.values, ", "));
@@ -350,8 +350,8 @@ std::optional<reg::DefValue> Checker::attrValue(const Attribute& a, const reg::A
     return std::nullopt;
   }
   case reg::AttrType::DType:
-    if (v.kind == ExprKind::Name && parseDType(v.text))
-      return reg::DefValue::symbol(v.text);
+    if (v.kind == ExprKind::Name && parseDType(v.text()))
+      return reg::DefValue::symbol(std::string(v.text()));
     return wrong("a data type such as bf16");
   case reg::AttrType::IntList: {
     if (v.kind != ExprKind::List)
@@ -376,7 +376,7 @@ std::optional<reg::DefValue> Checker::attrValue(const Attribute& a, const reg::A
   }
   case reg::AttrType::String:
     if (v.kind == ExprKind::String)
-      return reg::DefValue::symbol(v.text);
+      return reg::DefValue::symbol(std::string(v.text()));
     return wrong("a string");
   }
   return std::nullopt;

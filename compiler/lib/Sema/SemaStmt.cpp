@@ -95,7 +95,7 @@ void Checker::checkFor(const Stmt& s, StmtCtx& ctx) {
     ok = false;
   }
   const Expr& range = *s.block().loopRange;
-  if (range.kind == ExprKind::Name && range.text == "tiles") {
+  if (range.kind == ExprKind::Name && range.text() == "tiles") {
     loop.overTiles = true;
     if (!m_model.grid) {
       report(DiagId::SemMissingDeclaration, range.id, "'tiles' needs a grid declaration");

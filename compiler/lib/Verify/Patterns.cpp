@@ -30,7 +30,7 @@ reg::OperandFacts declFacts(const sema::BufferInfo& b) {
   f.dtype = b.dtype;
   f.shape = b.shape;
   f.stages = b.stages;
-  f.swizzle = b.swizzle;
+  f.swizzle = reg::swizzleName(b.swizzle);
   if (b.space == ir::Space::Smem) {
     f.baseOffset = b.offset;
     f.stageBytes = b.stageBytes();
@@ -93,7 +93,7 @@ void checkPatterns(Context& ctx) {
           f.space = ir::Space::Global;
           f.dtype = t.dtype;
           f.shape = t.box;
-          f.swizzle = t.swizzle;
+          f.swizzle = reg::swizzleName(t.swizzle);
           OneOperand x(f);
           if (failed(reg::evaluate(*p.condition, x)))
             rep.reportRule(*rule, ctx.declRange(t.decl),

@@ -93,17 +93,17 @@ struct Env {
 
 /// Resolution of a name: {0, value}, {builtin id, 0} or {1, 0} when unknown.
 std::pair<int, std::int64_t> resolve(const ir::Expr& e, const Env& env) {
-  if (auto it = env.vars.find(e.text); it != env.vars.end())
+  if (auto it = env.vars.find(std::string(e.text())); it != env.vars.end())
     return {0, it->second};
-  if (auto it = env.consts->find(e.text); it != env.consts->end())
+  if (auto it = env.consts->find(std::string(e.text())); it != env.consts->end())
     return {0, it->second};
-  if (e.text == "tid")
+  if (e.text() == "tid")
     return {-1, 0};
-  if (e.text == "lane")
+  if (e.text() == "lane")
     return {-2, 0};
-  if (e.text == "warp")
+  if (e.text() == "warp")
     return {-3, 0};
-  if (e.text == "wg")
+  if (e.text() == "wg")
     return {-4, 0};
   return {1, 0};
 }
@@ -135,19 +135,19 @@ std::optional<std::int64_t> eval(const ir::Expr& e, const Env& env) {
     const ir::Expr& base = *e.children[0];
     if (base.kind != ir::ExprKind::Name)
       return std::nullopt;
-    if (auto it = env.tiles.find(base.text); it != env.tiles.end()) {
-      if (e.text == "x")
+    if (auto it = env.tiles.find(std::string(base.text())); it != env.tiles.end()) {
+      if (e.text() == "x")
         return it->second[0];
-      if (e.text == "y")
+      if (e.text() == "y")
         return it->second[1];
-      if (e.text == "z")
+      if (e.text() == "z")
         return it->second[2];
       return std::nullopt;
     }
-    if (auto it = env.pipes.find(base.text); it != env.pipes.end()) {
-      if (e.text == "slot")
+    if (auto it = env.pipes.find(std::string(base.text())); it != env.pipes.end()) {
+      if (e.text() == "slot")
         return it->second.first;
-      if (e.text == "phase")
+      if (e.text() == "phase")
         return it->second.second;
     }
     return std::nullopt;
@@ -170,7 +170,7 @@ std::optional<std::int64_t> eval(const ir::Expr& e, const Env& env) {
 bool mentions(const ir::Expr& e, std::initializer_list<std::string_view> names) {
   if (e.kind == ir::ExprKind::Name)
     for (std::string_view n : names)
-      if (e.text == n)
+      if (e.text() == n)
         return true;
   for (const ir::ExprPtr& c : e.children)
     if (c && mentions(*c, names))

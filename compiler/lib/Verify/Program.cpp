@@ -47,7 +47,7 @@ std::string Footprint::describe(const sema::KernelModel& model) const {
   return s;
 }
 
-reg::IssueScope issueScope(const sema::OpInfo& op, const std::vector<reg::DefValue>& attributes) {
+reg::IssueScope issueScope(const sema::OpInfo& op, std::span<const reg::DefValue> attributes) {
   reg::IssueScope scope = op.primitive->issue;
   if (op.primitive->issueAttribute) {
     std::size_t i = *op.primitive->issueAttribute;
@@ -59,7 +59,7 @@ reg::IssueScope issueScope(const sema::OpInfo& op, const std::vector<reg::DefVal
 }
 
 std::int64_t issueInstances(const sema::OpInfo& op, const sema::RoleInfo& role,
-                            const std::vector<reg::DefValue>& attributes) {
+                            std::span<const reg::DefValue> attributes) {
   switch (issueScope(op, attributes)) {
   case reg::IssueScope::Thread:
     return role.threads();
@@ -194,26 +194,26 @@ private:
     case ExprKind::Int:
       return Interval{e.intValue, e.intValue};
     case ExprKind::Name: {
-      if (auto it = m_consts.find(e.text); it != m_consts.end())
+      if (auto it = m_consts.find(std::string(e.text())); it != m_consts.end())
         return Interval{it->second, it->second};
-      if (auto it = m_vars.find(e.text); it != m_vars.end())
+      if (auto it = m_vars.find(std::string(e.text())); it != m_vars.end())
         return Interval{it->second, it->second};
       std::int64_t warps = m_role->warps();
       if (m_instance) {
-        if (e.text == "tid")
+        if (e.text() == "tid")
           return m_instance->tid;
-        if (e.text == "warp")
+        if (e.text() == "warp")
           return Interval{m_instance->warp, m_instance->warp};
-        if (e.text == "wg")
+        if (e.text() == "wg")
           return Interval{m_instance->wg, m_instance->wg};
       }
-      if (e.text == "tid")
+      if (e.text() == "tid")
         return Interval{0, warps * 32 - 1};
-      if (e.text == "lane")
+      if (e.text() == "lane")
         return Interval{0, 31};
-      if (e.text == "warp")
+      if (e.text() == "warp")
         return Interval{0, warps - 1};
-      if (e.text == "wg")
+      if (e.text() == "wg")
         return Interval{0, (warps + 3) / 4 - 1};
       return std::nullopt;
     }
@@ -221,15 +221,15 @@ private:
       const Expr& base = *e.children[0];
       if (base.kind != ExprKind::Name)
         return std::nullopt;
-      if (auto it = m_tiles.find(base.text); it != m_tiles.end()) {
-        std::size_t d = e.text == "x" ? 0 : e.text == "y" ? 1 : 2;
+      if (auto it = m_tiles.find(std::string(base.text())); it != m_tiles.end()) {
+        std::size_t d = e.text() == "x" ? 0 : e.text() == "y" ? 1 : 2;
         if (d < it->second.size())
           return Interval{it->second[d], it->second[d]};
         return std::nullopt;
       }
-      if (const sema::PipelineInfo* p = m_model.pipeline(base.text)) {
+      if (const sema::PipelineInfo* p = m_model.pipeline(base.text())) {
         std::int64_t c = m_counters[std::size_t(p - m_model.pipelines.data())];
-        std::int64_t v = e.text == "slot" ? c % p->stages : (c / p->stages) & 1;
+        std::int64_t v = e.text() == "slot" ? c % p->stages : (c / p->stages) & 1;
         return Interval{v, v};
       }
       return std::nullopt;
@@ -316,9 +316,9 @@ private:
   static unsigned instanceNames(const Expr& e) {
     unsigned out = 0;
     if (e.kind == ExprKind::Name)
-      out |= e.text == "wg"                        ? StepOperand::kNamesWg
-             : e.text == "warp"                    ? StepOperand::kNamesWarp
-             : e.text == "tid" || e.text == "lane" ? StepOperand::kNamesThread
+      out |= e.text() == "wg"                        ? StepOperand::kNamesWg
+             : e.text() == "warp"                    ? StepOperand::kNamesWarp
+             : e.text() == "tid" || e.text() == "lane" ? StepOperand::kNamesThread
                                                    : 0u;
     for (const ExprPtr& c : e.children)
       if (c)

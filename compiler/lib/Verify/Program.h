@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 namespace cake::verify::detail {
@@ -61,7 +62,7 @@ struct Step {
   std::vector<StepOperand> operands;
   /// Attribute values with run-time (expr) attributes evaluated for this execution; empty
   /// when the operation has no run-time attribute (its static values apply).
-  std::vector<reg::DefValue> attributes;
+  CompactVector<reg::DefValue> attributes;
   /// (loop index, value) from the outermost enclosing loop inwards; tile loops give the tile.
   std::vector<std::pair<std::size_t, std::int64_t>> loopValues;
   /// Issuing instances per execution (threads, warps, warpgroups or 1).
@@ -89,11 +90,11 @@ Program unroll(const ir::Module& module, const sema::KernelModel& model, std::si
 
 /// The scope an operation is issued at: its primitive's, or the one its issue attribute
 /// chooses (mbarrier.arrive scope=warpgroup).
-reg::IssueScope issueScope(const sema::OpInfo& op, const std::vector<reg::DefValue>& attributes);
+reg::IssueScope issueScope(const sema::OpInfo& op, std::span<const reg::DefValue> attributes);
 
 /// Issuing instances of `op` executed by `role` (by the primitive's issue scope).
 std::int64_t issueInstances(const sema::OpInfo& op, const sema::RoleInfo& role,
-                            const std::vector<reg::DefValue>& attributes);
+                            std::span<const reg::DefValue> attributes);
 
 /// Attribute and operand facts of one step, for evaluating effect quantities.
 class StepContext : public reg::DefContext {

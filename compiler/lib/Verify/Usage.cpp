@@ -12,8 +12,8 @@ namespace cake::verify::detail {
 namespace {
 /// Names of pipelines whose `.slot` appears in an expression.
 void slotsIn(const ir::Expr& e, std::set<std::string>& out) {
-  if (e.kind == ir::ExprKind::Member && e.text == "slot" && e.children[0]->kind == ir::ExprKind::Name)
-    out.insert(e.children[0]->text);
+  if (e.kind == ir::ExprKind::Member && e.text() == "slot" && e.children[0]->kind == ir::ExprKind::Name)
+    out.insert(std::string(e.children[0]->text()));
   for (const ir::ExprPtr& c : e.children)
     slotsIn(*c, out);
 }

@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cake::ir {
@@ -92,22 +94,65 @@ private:
 };
 
 /// An expression or attribute value.
-/// Laid out to fit 72 bytes (one 80-byte heap block): large kernels hold millions of these.
+/// Laid out in 40 bytes (one 48-byte heap block): a 50 MB kernel holds millions of these. The
+/// name / tag / string payload shares its word with the numeric value (a node has one or the
+/// other): up to 8 characters are kept in the word itself, longer texts in one heap block the
+/// node owns. Set `intValue` / `floatValue` only on nodes without text (Int, Float; the parser and
+/// cloneExpr do) and the text only through setText().
 struct Expr {
+  Expr() noexcept : intValue(0) {}
+  Expr(Expr&& other) noexcept;
+  Expr& operator=(Expr&& other) noexcept;
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+  ~Expr() { freeText(); }
+
   ExprKind kind = ExprKind::Int;
   BinaryOp binaryOp = BinaryOp::Add;
   UnaryOp unaryOp = UnaryOp::Neg;
+
+private:
+  /// 0: no text; 1..9: that many characters minus one inline; kHeapText: m_heapText.
+  std::uint8_t m_textState = 0;
+  static constexpr std::uint8_t kHeapText = 0xff;
+  static constexpr std::size_t kInlineText = 8;
+
+public:
   NodeId id = 0;
-  /// Int holds intValue, Float floatValue (read only the one that matches kind).
+  /// Int holds intValue, Float floatValue (read only the one that matches kind); a node with
+  /// text keeps it in the same word.
   union {
-    std::int64_t intValue = 0;
+    std::int64_t intValue;
     double floatValue;
+    // The text's storage, selected by m_textState; use text() / setText().
+    char m_inlineText[kInlineText];
+    char* m_heapText; ///< std::uint32_t length, then the characters
   };
-  /// Name, Tag and String payload; the member name for Member.
-  std::string text;
+
+public:
+  /// Name, Tag and String payload; the member name for Member. Empty for the other kinds.
+  std::string_view text() const {
+    if (m_textState == kHeapText) {
+      std::uint32_t size;
+      std::memcpy(&size, m_heapText, sizeof size);
+      return {m_heapText + sizeof size, size};
+    }
+    return m_textState ? std::string_view(m_inlineText, m_textState - 1u) : std::string_view();
+  }
+  void setText(std::string_view text);
+  bool hasText() const { return m_textState != 0; }
+
   /// Member: [base]; Unary: [x]; Binary: [lhs, rhs]; List: elements; Range: [lo, hi].
   ExprList children;
+
+private:
+  void freeText() noexcept {
+    if (m_textState == kHeapText)
+      delete[] m_heapText;
+    m_textState = 0;
+  }
 };
+static_assert(sizeof(Expr) <= 40, "ir::Expr should fit a 48-byte heap block");
 
 inline void ExprList::destroyInline() noexcept {
   m_inline[0].~ExprPtr();

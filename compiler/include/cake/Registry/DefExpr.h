@@ -64,8 +64,11 @@ struct DefValue {
   enum class Kind : std::uint8_t { Unknown, Int, Float, Bool, Symbol, List };
   Kind kind = Kind::Unknown;
   bool b = false; ///< next to kind: one padded word for both (operations keep many values)
-  std::int64_t i = 0;
-  double f = 0.0;
+  /// Int: i, Float: f (read only the one that matches kind; they share a word).
+  union {
+    std::int64_t i = 0;
+    double f;
+  };
   std::string sym;
   std::vector<DefValue> list;
 
@@ -100,7 +103,9 @@ struct OperandFacts {
   ir::DType dtype = ir::DType::F32;
   std::vector<std::int64_t> shape;
   std::int64_t stages = 1;
-  std::string swizzle = "none";
+  /// "none", "32B", "64B" or "128B"; always a view of static storage (swizzleName()), so the
+  /// facts of millions of operands do not each carry a string.
+  std::string_view swizzle = "none";
   /// Shared-memory buffers: absolute byte offset of the buffer and bytes per stage
   /// (-1 / 0 when not applicable).
   std::int64_t baseOffset = -1;
@@ -116,6 +121,11 @@ struct OperandFacts {
   /// declares with align=, the kernel's launch contract; 0 when not declared, -1 elsewhere.
   std::int64_t baseAlign = -1;
 };
+
+/// `name` as a view of static storage: the four swizzle modes are literals; any other name
+/// (definitions may test for modes a target does not have) is kept once for the process.
+std::string_view swizzleName(std::string_view name);
+
 
 /// What an evaluation can see.
 class DefContext {

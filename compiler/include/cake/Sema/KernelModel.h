@@ -7,6 +7,7 @@
 #include "cake/IR/Kernel.h"
 #include "cake/Sema/Interval.h"
 #include "cake/Registry/Registry.h"
+#include "cake/Support/CompactVector.h"
 #include "cake/Support/SharedList.h"
 #include "cake/Target/Target.h"
 
@@ -117,22 +118,23 @@ struct LoopInfo {
 enum class EntityKind : std::uint8_t { Buffer, TensorMap, MBarrier, NBarrier };
 
 /// One resolved operand of an operation.
+/// Kept small: a 50 MB kernel has over a million operands.
 struct OperandInfo {
-  std::size_t entityIndex = 0; ///< into buffers / tensorMaps / barriers
-  reg::OperandFacts facts;     ///< type after subscripts
-  /// Interval of each subscript start (stage index first for staged buffers).
-  std::vector<Interval> indexRanges;
+  std::uint32_t entityIndex = 0; ///< into buffers / tensorMaps / barriers
   EntityKind entity = EntityKind::Buffer;
   bool stageIndexed = false;
+  reg::OperandFacts facts; ///< type after subscripts
+  /// Interval of each subscript start (stage index first for staged buffers).
+  CompactVector<Interval> indexRanges;
 };
 
 struct OpInfo {
   const ir::Stmt* stmt = nullptr;
   const reg::Primitive* primitive = nullptr;
-  std::vector<OperandInfo> operands;
+  CompactVector<OperandInfo> operands;
   /// Static attribute values in the primitive's attribute order (defaults applied); run-time
   /// attributes are Unknown.
-  std::vector<reg::DefValue> attributes;
+  CompactVector<reg::DefValue> attributes;
   SharedList<std::string> roles; ///< roles executing the op
   SharedList<std::size_t> loops; ///< enclosing loops (indices into loops), outermost first
 };
