@@ -42,9 +42,6 @@ const std::vector<BuiltinPattern>& builtinPatterns() {
   // these). `operands` is the operand signature each pattern indexes (b buffer, t tensor map,
   // m mbarrier, n nbarrier): a primitive naming the pattern must have exactly these operands.
   static const std::vector<BuiltinPattern> patterns = {
-      {"mbarrier.init", "sync", "m",
-       "one instruction per element of a whole barrier array, elected thread: the loop over "
-       "stages and the per-stage address are layout facts, not template text", true},
       {"tcgen05.alloc", "tensor-core", "b",
        "the destination is the shared-memory word lowering reserves for the TMEM base address and "
        "the column count is the allocation rounded to a power of two (metadata)", true},
@@ -176,6 +173,7 @@ public:
       l.allow("derived");
       l.invalid(*d, "\"derived\" was replaced by \"strategy\": \"builtin\" with the C++ pattern "
                     "named in \"builtin\" (docs/lowering.md)");
+      return false;
     }
     if (strategy) {
       if (auto s = l.oneOf("strategy", kStrategies, false)) {
@@ -322,8 +320,16 @@ private:
         continue;
       bool elem = ts.facet == "elem", reg = ts.facet == "reg", regs = ts.facet == "regs";
       auto fail = [&](const std::string& msg) {
-        m_diags.report(DiagId::DefInvalidTemplate, lines.range,
-                       "slot '{" + ts.name + "." + ts.facet + "}': " + msg);
+        // Located at the slot's first occurrence in the template lines.
+        std::string text = "{" + ts.name + "." + ts.facet + "}";
+        SourceRange at = lines.range;
+        for (const json::Value& line : lines.elements)
+          if (std::size_t p = line.isString() ? line.string.find(text) : std::string::npos;
+              p != std::string::npos) {
+            at = templateRange(line, p, p + text.size());
+            break;
+          }
+        m_diags.report(DiagId::DefInvalidTemplate, at, "slot '" + text + "': " + msg);
         ok = false;
       };
       if (rep == TemplateRepeat::Instance && elem)
@@ -736,8 +742,11 @@ std::optional<std::string> literalProblem(const AttrDef& def, const json::Value&
   return std::nullopt;
 }
 
+/// Resolves one step; `written` holds the operands earlier steps wrote (an expansion may read
+/// back its own intermediate result from a write-only operand).
 bool resolveStep(const Primitive& prim, ExpansionStep& step,
-                 const std::vector<std::unique_ptr<Primitive>>& prims, DiagnosticEngine& diags) {
+                 const std::vector<std::unique_ptr<Primitive>>& prims, std::set<std::size_t>& written,
+                 DiagnosticEngine& diags) {
   step.resolved = nullptr;
   step.attributes.clear();
   const Primitive* target = nullptr;
@@ -788,11 +797,36 @@ bool resolveStep(const Primitive& prim, ExpansionStep& step,
     bool outerWrites = outer.access == Access::Write || outer.access == Access::ReadWrite;
     bool innerReads = inner.access == Access::Read || inner.access == Access::ReadWrite;
     bool outerReads = outer.access == Access::Read || outer.access == Access::ReadWrite;
-    if ((innerWrites && !outerWrites) || (innerReads && !outerReads && step.operands[k] != 0))
+    if ((innerWrites && !outerWrites) || (innerReads && !outerReads && !written.count(step.operands[k])))
       fail("'" + inner.name + "' of '" + target->name + "' is " +
            std::string(toString(inner.access)) + ", but '" + outer.name + "' is declared " +
            std::string(toString(outer.access)) + " (the analyses would not see the access)");
   }
+  // The analyses read the expanded primitive's own effects: they must state everything the
+  // steps do (a read of the expansion's own intermediate result aside).
+  for (const EffectDef& e : target->effects) {
+    std::optional<std::size_t> outer;
+    if (e.operandIndex) {
+      if (*e.operandIndex >= step.operands.size())
+        continue; // an optional operand the step does not pass
+      outer = step.operands[*e.operandIndex];
+    }
+    if (e.kind == EffectKind::Read && outer && written.count(*outer))
+      continue;
+    bool stated = std::any_of(prim.effects.begin(), prim.effects.end(), [&](const EffectDef& o) {
+      return o.kind == e.kind && o.operandIndex == outer && o.group == e.group &&
+             (e.kind != EffectKind::Fence || o.proxy == e.proxy);
+    });
+    if (!stated)
+      fail("its effect '" + std::string(toString(e.kind)) + "'" +
+           (outer ? " on '" + prim.operands[*outer].name + "'" : std::string()) +
+           (e.group.empty() ? std::string() : " (group " + e.group + ")") + " is not among the "
+           "effects of '" + prim.name + "', which the analyses read");
+  }
+  for (std::size_t k = 0; k < step.operands.size() && k < target->operands.size(); ++k)
+    if (target->operands[k].access == Access::Write ||
+        target->operands[k].access == Access::ReadWrite)
+      written.insert(step.operands[k]);
   std::vector<bool> given(target->attributes.size(), false);
   for (const auto& [key, value] : step.attributesWritten) {
     auto idx = target->attributeIndex(key);
@@ -856,8 +890,9 @@ std::vector<std::string> resolveExpansions(const std::vector<std::unique_ptr<Pri
   for (const auto& p : prims) {
     if (p->lowering.strategy != LoweringStrategy::Expansion)
       continue;
+    std::set<std::size_t> written;
     for (ExpansionStep& step : p->lowering.steps)
-      if (!resolveStep(*p, step, prims, diags))
+      if (!resolveStep(*p, step, prims, written, diags))
         bad.insert(p->name);
   }
   // A cycle of expansions would never finish lowering: refuse every primitive on it.
