@@ -69,6 +69,21 @@ const std::vector<std::pair<std::string_view, PatternFn>>& loweringPatterns() {
   return table;
 }
 
+} // namespace cake::lower::detail
+
+namespace cake::lower {
+
+std::vector<std::string> implementedLoweringPatterns() {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : detail::loweringPatterns())
+    names.emplace_back(name);
+  return names;
+}
+
+} // namespace cake::lower
+
+namespace cake::lower::detail {
+
 // ---------------------------------------------------------------------------- dispatch
 
 void Lowerer::lowerOp(const ir::Stmt& s) {
