@@ -92,7 +92,7 @@ public:
           const SourceManager& sources, std::string sourcePath);
   LoweredKernel run();
 
-  // ---- shared state (used by the op lowering in LowerOps.cpp) ----
+  // ---- shared state (used by the strategies and the builtin patterns, Lower*.cpp) ----
   const ir::Module& m_module;
   const sema::KernelModel& m_model;
   const reg::Registry& m_registry;
