@@ -61,10 +61,10 @@ const std::vector<std::pair<std::string_view, PatternFn>>& loweringPatterns() {
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opReduceWarp(op, s); }},
       {"reduce.cta",
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opReduceCta(op, s); }},
-      {"reduce.argmin", [](Lowerer& l, const sema::OpInfo& op,
-                           const ir::Stmt& s) { l.opArgReduce(op, s, true); }},
-      {"reduce.argmax", [](Lowerer& l, const sema::OpInfo& op,
-                           const ir::Stmt& s) { l.opArgReduce(op, s, false); }},
+      {"reduce.argmin",
+       [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opArgReduce(op, s, true); }},
+      {"reduce.argmax",
+       [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opArgReduce(op, s, false); }},
   };
   return table;
 }
@@ -127,6 +127,12 @@ void Lowerer::lowerOpInfo(const sema::OpInfo& op, const ir::Stmt& s) {
                            [&](const auto& e) { return e.first == low.builtin; });
     if (it == table.end()) // the registry refuses unknown names at load time
       unsupported("builtin lowering pattern '" + low.builtin + "' is not in this compiler");
+    else if (s.operands.size() < op.primitive->operands.size() ||
+             op.operands.size() < op.primitive->operands.size())
+      // Patterns index every operand of their signature (an optional one left out, or an
+      // expansion step passing fewer): refuse rather than read past the operation.
+      unsupported("builtin lowering pattern '" + low.builtin + "' needs all " +
+                  std::to_string(op.primitive->operands.size()) + " operands");
     else
       it->second(*this, op, s);
     break;
@@ -197,6 +203,7 @@ void Lowerer::lowerTemplate(const sema::OpInfo& op, const ir::Stmt& s) {
                          "distribution that is not implemented (the template alone is not "
                          "enough)");
     if (slot.facet == "addr" && prim.operands[slot.index].wholeArray &&
+        slot.index < op.operands.size() && slot.index < s.operands.size() &&
         op.operands[slot.index].entity == sema::EntityKind::MBarrier)
       wholeArray = slot.index;
   }
@@ -209,8 +216,7 @@ void Lowerer::lowerTemplate(const sema::OpInfo& op, const ir::Stmt& s) {
       std::optional<Binding> b = defaultBinding(op, a);
       std::int64_t v = 0;
       const char* end = b ? b->literal.data() + b->literal.size() : nullptr;
-      if (!b || b->literal.empty() ||
-          std::from_chars(b->literal.data(), end, v).ptr != end) {
+      if (!b || b->literal.empty() || std::from_chars(b->literal.data(), end, v).ptr != end) {
         intrinsic.clear();
         args.clear();
         break;
@@ -269,6 +275,10 @@ void Lowerer::lowerRepeatedTemplate(const sema::OpInfo& op, const ir::Stmt& s) {
   for (const reg::TemplateSlot& slot : *t.slots) {
     if (!slot.isOperand || slot.facet != facet || views.count(slot.index))
       continue;
+    if (slot.index >= op.operands.size() || slot.index >= s.operands.size() ||
+        !op.operands[slot.index].facts.present)
+      return unsupported("'{" + slot.name + "." + facet + "}' of '" + prim.name +
+                         "' names an operand this operation leaves out");
     const sema::OperandInfo& info = op.operands[slot.index];
     if (info.entity != sema::EntityKind::Buffer ||
         m_model.buffers[info.entityIndex].space != ir::Space::Reg)

@@ -33,8 +33,8 @@ void Lowerer::roleBarrier() {
   a.constraint = b.constraint = 'n';
   a.value = i32(id);
   b.value = i32(threads);
-  asmStmt("bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + ";", {}, {a, b},
-          true, "llvm.nvvm.barrier.sync.cnt");
+  asmStmt("bar.sync " + std::to_string(id) + ", " + std::to_string(threads) + ";", {}, {a, b}, true,
+          "llvm.nvvm.barrier.sync.cnt");
 }
 
 void Lowerer::releaseSync(verify::ReleaseSync sync) {
@@ -99,8 +99,8 @@ void Lowerer::fenceAsyncRegisters(const std::string& group) {
           found.insert(o.operands[i].entityIndex);
       }
     }
-    cached = m_asyncRegisters.emplace(key, std::vector<std::size_t>(found.begin(), found.end()))
-                 .first;
+    cached =
+        m_asyncRegisters.emplace(key, std::vector<std::size_t>(found.begin(), found.end())).first;
   }
   for (std::size_t b : cached->second) {
     auto it = m_role.regVars.find(b);

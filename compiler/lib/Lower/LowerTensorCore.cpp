@@ -55,9 +55,9 @@ void Lowerer::opWgmma(const sema::OpInfo& op, const ir::Stmt& s) {
     // One derivation for lowering and verifier (dc-mma-descriptor-layout compares it with the
     // buffer's rows).
     std::vector<std::int64_t> strides = sema::operandStrides(buf, o, info.stageIndexed);
-    sema::MmaSmemLayout l = sema::deriveMmaSmemLayout(
-        buf.swizzle, major == "mn", elemBytes(buf.dtype), instK, info.facts.shape.front(),
-        strides.empty() ? 0 : strides.front());
+    sema::MmaSmemLayout l =
+        sema::deriveMmaSmemLayout(buf.swizzle, major == "mn", elemBytes(buf.dtype), instK,
+                                  info.facts.shape.front(), strides.empty() ? 0 : strides.front());
     std::int64_t lbo = l.lbo, sbo = l.sbo;
     d.step = l.kStepBytes;
     d.bits = wgmmaDescriptorBits(buf.swizzle, lbo, sbo);
@@ -280,9 +280,9 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
     const sema::BufferInfo& buf = m_model.buffers[info.entityIndex];
     Slice sl = slice(o, info);
     std::vector<std::int64_t> strides = sema::operandStrides(buf, o, info.stageIndexed);
-    sema::MmaSmemLayout l = sema::deriveMmaSmemLayout(
-        buf.swizzle, false, elemBytes(buf.dtype), instK, info.facts.shape.front(),
-        strides.empty() ? 0 : strides.front());
+    sema::MmaSmemLayout l =
+        sema::deriveMmaSmemLayout(buf.swizzle, false, elemBytes(buf.dtype), instK,
+                                  info.facts.shape.front(), strides.empty() ? 0 : strides.front());
     std::int64_t lbo = l.lbo, sbo = l.sbo;
     Desc d{smemAddress(smemOffset(sl, {})), tcgen05DescriptorBits(buf.swizzle, lbo, sbo),
            "DESC_L" + std::to_string(m_line) + "_" + which};

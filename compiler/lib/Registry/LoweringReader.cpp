@@ -1,154 +1,19 @@
 // Reading and validation of a primitive's "lowering" section: the strategy (template,
 // expansion, builtin), templates with typed slots, variants, refusals, the intrinsic and
-// expansion steps. The builtin pattern list lives here too, so an unknown pattern is a load error.
+// expansion steps as written (resolved in Expansions.cpp once every file is loaded).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "LoweringReader.h"
 #include "cake/Registry/InlinePtx.h"
 #include "cake/Support/StringUtil.h"
 
 #include <algorithm>
-#include <functional>
-#include <map>
-#include <set>
 
-namespace cake::reg {
-
-std::string_view toString(LoweringStrategy strategy) {
-  switch (strategy) {
-  case LoweringStrategy::Template:
-    return "template";
-  case LoweringStrategy::Expansion:
-    return "expansion";
-  case LoweringStrategy::Builtin:
-    return "builtin";
-  }
-  return "?";
-}
-
-std::string_view toString(TemplateRepeat repeat) {
-  switch (repeat) {
-  case TemplateRepeat::Instance:
-    return "instance";
-  case TemplateRepeat::Element:
-    return "element";
-  case TemplateRepeat::Register:
-    return "register";
-  }
-  return "?";
-}
-
-const std::vector<BuiltinPattern>& builtinPatterns() {
-  // The one list of C++ lowering patterns (compiler/lib/Lower/Patterns.cpp implements exactly
-  // these). `operands` is the operand signature each pattern indexes (b buffer, t tensor map,
-  // m mbarrier, n nbarrier): a primitive naming the pattern must have exactly these operands.
-  static const std::vector<BuiltinPattern> patterns = {
-      {"tcgen05.alloc", "tensor-core", "b",
-       "the destination is the shared-memory word lowering reserves for the TMEM base address and "
-       "the column count is the allocation rounded to a power of two (metadata)", true},
-      {"tcgen05.dealloc", "tensor-core", "b",
-       "the address is the TMEM base read back from its shared-memory word; the column count is "
-       "the allocation's", true},
-      {"wgmma", "tensor-core", "bbb",
-       "shared-memory matrix descriptors derived from swizzle and majorness, advanced per K step, "
-       "register-A fragments, all K steps merged into one asm statement", true},
-      {"mma.sync", "tensor-core", "bbb",
-       "the m16n8k16 fragment registers of each (M, N) tile of the operands", true},
-      {"tcgen05.mma", "tensor-core", "bbb",
-       "shared-memory and instruction descriptors per K step, the TMEM accumulator address", true},
-      {"tcgen05.ld", "tensor-core", "bb",
-       "the destination fragment's column count and the 32x32b shape check", true},
-      {"ldmatrix", "memory", "bb",
-       "per-lane row addresses of each 16-row block in the swizzled source", true},
-      {"stmatrix", "memory", "bb",
-       "per-lane row addresses of each 16x16 block in the swizzled destination", true},
-      {"cp.async", "memory", "bb",
-       "chunks distributed round-robin over the role's threads, swizzled destination addresses",
-       true},
-      {"ld.global", "memory", "bb",
-       "vector width chosen from the run length and the alignment the indices guarantee, per "
-       "fragment run", true},
-      {"st.global", "memory", "bb",
-       "vector width chosen from the run length and the alignment the indices guarantee, per "
-       "fragment run", true},
-      {"ld.shared", "memory", "bb",
-       "per-run swizzled addresses and vector widths, wgmma column vectors", true},
-      {"epilogue.store", "memory", "bb",
-       "per-layout (row, column) of each element pair, conversion and packing before the store",
-       false},
-      {"ew.fill", "elementwise", "b",
-       "generated as register assignments of the value's bit pattern (packed pairs for 16-bit "
-       "types), which the LLVM path folds", false},
-      {"cast", "elementwise", "bb",
-       "generated as arithmetic conversions of element pairs the evaluator of tst_lower_eval runs",
-       false},
-      {"ew.unary", "elementwise", "bb",
-       "each fn is an instruction sequence over f32 (exp through ex2, gelu's erf polynomial) that "
-       "LLVM optimises and tst_lower_eval checks against a reference", false},
-      {"ew.binary", "elementwise", "bbb",
-       "row / column / scalar broadcasts between fragment layouts, generated as arithmetic", false},
-      {"ew.fma", "elementwise", "bbbb", "generated as fma arithmetic over the fragment layouts",
-       false},
-      {"softmax.rescale", "elementwise", "bbb",
-       "one factor per accumulator row held by the thread, then a row-broadcast multiply", false},
-      {"reduce.warp", "elementwise", "bb",
-       "in-thread combine, then shuffles over the lanes that share a row of the layout", false},
-      {"reduce.cta", "elementwise", "bbb",
-       "warp reduction, shared-memory partials and the role barrier between two phases", false},
-      {"reduce.argmin", "elementwise", "bbb",
-       "compare/select of value and index with the first-occurrence tie rule, then shuffles",
-       false},
-      {"reduce.argmax", "elementwise", "bbb",
-       "compare/select of value and index with the first-occurrence tie rule, then shuffles",
-       false},
-  };
-  return patterns;
-}
-
-const std::vector<std::pair<std::string_view, std::size_t>>& knownIntrinsics() {
-  // NVVM intrinsics LLVM 19 has for instructions a template states; each takes only immediates.
-  static const std::vector<std::pair<std::string_view, std::size_t>> list = {
-      {"llvm.nvvm.barrier0", 0},
-      {"llvm.nvvm.barrier.sync.cnt", 2},
-      {"llvm.nvvm.cp.async.commit.group", 0},
-      {"llvm.nvvm.cp.async.wait.group", 1},
-  };
-  return list;
-}
-
-DefValue defValueFromJson(const json::Value& v) {
-  switch (v.kind) {
-  case json::Kind::Bool:
-    return DefValue::boolean(v.boolean);
-  case json::Kind::Number:
-    if (v.integer)
-      return DefValue::integer(*v.integer);
-    else {
-      DefValue d;
-      d.kind = DefValue::Kind::Float;
-      d.f = v.number;
-      return d;
-    }
-  case json::Kind::String:
-    return DefValue::symbol(v.string);
-  case json::Kind::Array: {
-    DefValue d;
-    d.kind = DefValue::Kind::List;
-    for (const json::Value& e : v.elements)
-      d.list.push_back(defValueFromJson(e));
-    return d;
-  }
-  default:
-    return {};
-  }
-}
-
-namespace detail {
+namespace cake::reg::detail {
 namespace {
 
-constexpr std::string_view kFacets[] = {"addr", "coords", "desc", "reg",   "regs",
-                                        "elem", "rank",   "bytes", "dtype", "count",
-                                        "id",   "cols",   "lanes", "phase", "map",
-                                        "mask"};
+constexpr std::string_view kFacets[] = {"addr",  "coords", "desc",  "reg",   "regs", "elem",
+                                        "rank",  "bytes",  "dtype", "count", "id",   "cols",
+                                        "lanes", "phase",  "map",   "mask"};
 constexpr std::string_view kStrategies[] = {"template", "expansion", "builtin"};
 constexpr std::string_view kRepeats[] = {"instance", "element", "register"};
 
@@ -298,14 +163,17 @@ private:
     if (have != it->operands) {
       m_diags.report(DiagId::DefInvalidValue, name.range,
                      "builtin pattern '" + name.string + "' lowers primitives with operands '" +
-                         std::string(it->operands) + "' (b buffer, t tensor map, m mbarrier, n "
-                         "nbarrier); this primitive has '" + have + "'");
+                         std::string(it->operands) +
+                         "' (b buffer, t tensor map, m mbarrier, n "
+                         "nbarrier); this primitive has '" +
+                         have + "'");
       return false;
     }
     if (it->needsTemplate && !hasTemplate) {
       m_diags.report(DiagId::DefMissingField, name.range,
-                     "builtin pattern '" + name.string + "' expands the primitive's \"ptx\" "
-                     "template, which is missing");
+                     "builtin pattern '" + name.string +
+                         "' expands the primitive's \"ptx\" "
+                         "template, which is missing");
       return false;
     }
     return true;
@@ -347,7 +215,8 @@ private:
     }
     if (rep != TemplateRepeat::Instance && !repeated && ok) {
       m_diags.report(DiagId::DefInvalidTemplate, lines.range,
-                     std::string("a per-") + (rep == TemplateRepeat::Element ? "element" : "register") +
+                     std::string("a per-") +
+                         (rep == TemplateRepeat::Element ? "element" : "register") +
                          " template needs a register operand slot ({x." +
                          (rep == TemplateRepeat::Element ? "elem" : "reg") + "})");
       ok = false;
@@ -426,11 +295,11 @@ private:
         std::vector<std::string> names;
         for (const auto& k : known)
           names.emplace_back(k.first);
-        o.invalid(*name, "intrinsic '" + name->string + "' is not one lowering may call (known: " +
-                             join(names, ", ") + ")");
+        o.invalid(*name, "intrinsic '" + name->string +
+                             "' is not one lowering may call (known: " + join(names, ", ") + ")");
       } else if (it->second != args.size()) {
-        o.invalid(*name, "intrinsic '" + name->string + "' takes " +
-                             std::to_string(it->second) + " immediate arguments");
+        o.invalid(*name, "intrinsic '" + name->string + "' takes " + std::to_string(it->second) +
+                             " immediate arguments");
       }
     }
     const json::Value* list = v.get("args");
@@ -519,7 +388,7 @@ private:
     }
     if (ts.index >= m_prim->operands.size())
       return true;
-    static constexpr std::string_view buffer[] = {"addr",  "desc",  "reg",   "regs", "elem",  "rank",
+    static constexpr std::string_view buffer[] = {"addr",  "desc",  "reg",   "regs", "elem", "rank",
                                                   "bytes", "dtype", "count", "cols", "lanes"};
     static constexpr std::string_view tensormap[] = {"map", "coords", "rank", "dtype"};
     static constexpr std::string_view mbarrier[] = {"addr", "count", "phase", "mask"};
@@ -543,8 +412,8 @@ private:
   /// The source range of bytes [b, e) of a template line's string value (the whole string when
   /// it contains escapes, whose offsets do not map 1:1).
   SourceRange templateRange(const json::Value& line, std::size_t b, std::size_t e) const {
-    std::string_view raw = m_text.substr(line.range.begin + 1,
-                                                         line.range.end - line.range.begin - 2);
+    std::string_view raw =
+        m_text.substr(line.range.begin + 1, line.range.end - line.range.begin - 2);
     if (raw != line.string)
       return line.range;
     e = std::min(std::max(e, b + 1), line.string.size());
@@ -649,8 +518,7 @@ private:
         ts.index = *idx;
         if (facet.empty()) {
           m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
-                         "operand slot '{" + slot + "}' needs a facet such as {" + name +
-                             ".addr}");
+                         "operand slot '{" + slot + "}' needs a facet such as {" + name + ".addr}");
           ok = false;
         }
       } else if (auto aidx = m_prim->attributeIndex(name)) {
@@ -664,9 +532,9 @@ private:
       } else {
         std::vector<std::string> names = m_scope.operands;
         names.insert(names.end(), m_scope.attributes.begin(), m_scope.attributes.end());
-        Diagnostic* d = m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
-                                       "template slot '{" + slot +
-                                           "}' names no operand or attribute");
+        Diagnostic* d =
+            m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
+                           "template slot '{" + slot + "}' names no operand or attribute");
         if (auto guess = closestMatch(name, names))
           setFix(d, "did you mean '" + *guess + "'?");
         ok = false;
@@ -679,11 +547,11 @@ private:
       } else if (!facet.empty() && !slotTyped(ts)) {
         // Typed slots: each facet has a meaning for some operand kinds only (lowering binds
         // it to a typed value), and an attribute takes no facet but `.id` of an enum.
-        m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
-                       "slot '{" + slot + "}': facet '" + facet + "' does not apply to " +
-                           (ts.isOperand ? std::string(toString(m_prim->operands[ts.index].kind)) +
-                                               " operands"
-                                         : "a non-enum attribute (only {enum.id} is allowed)"));
+        m_diags.report(
+            DiagId::DefInvalidTemplate, at(i, close + 1),
+            "slot '{" + slot + "}': facet '" + facet + "' does not apply to " +
+                (ts.isOperand ? std::string(toString(m_prim->operands[ts.index].kind)) + " operands"
+                              : "a non-enum attribute (only {enum.id} is allowed)"));
         ok = false;
       }
       pieces.push_back({{}, static_cast<int>(out.templateSlots.size())});
@@ -708,224 +576,4 @@ bool readLowering(const json::Value& v, Primitive& prim, const DefScope& scope,
   return LoweringReader(prim, scope, fileText, diags).run(v);
 }
 
-namespace {
-
-/// Whether literal `v` is a value of attribute `def`'s type (and within its bounds).
-std::optional<std::string> literalProblem(const AttrDef& def, const json::Value& v) {
-  switch (def.type) {
-  case AttrType::Int:
-    if (!v.integer)
-      return "an integer";
-    if ((def.min && *v.integer < *def.min) || (def.max && *v.integer > *def.max))
-      return "an integer within the attribute's bounds";
-    return std::nullopt;
-  case AttrType::Float:
-    return v.isNumber() ? std::nullopt : std::optional<std::string>("a number");
-  case AttrType::Bool:
-    return v.isBool() ? std::nullopt : std::optional<std::string>("true or false");
-  case AttrType::Enum:
-    if (v.isString() && std::find(def.values.begin(), def.values.end(), v.string) != def.values.end())
-      return std::nullopt;
-    return "one of " + join(def.values, ", ");
-  case AttrType::DType:
-    return v.isString() && ir::parseDType(v.string) ? std::nullopt
-                                                     : std::optional<std::string>("a data type");
-  case AttrType::IntList:
-    return v.isArray() ? std::nullopt : std::optional<std::string>("a list of integers");
-  case AttrType::Expr:
-    return v.integer ? std::nullopt
-                     : std::optional<std::string>("an integer or the expanded primitive's "
-                                                  "expression attribute");
-  case AttrType::String:
-    return v.isString() ? std::nullopt : std::optional<std::string>("a string");
-  }
-  return std::nullopt;
-}
-
-/// Resolves one step; `written` holds the operands earlier steps wrote (an expansion may read
-/// back its own intermediate result from a write-only operand).
-bool resolveStep(const Primitive& prim, ExpansionStep& step,
-                 const std::vector<std::unique_ptr<Primitive>>& prims, std::set<std::size_t>& written,
-                 DiagnosticEngine& diags) {
-  step.resolved = nullptr;
-  step.attributes.clear();
-  const Primitive* target = nullptr;
-  std::vector<std::string> names;
-  for (const auto& p : prims) {
-    names.push_back(p->name);
-    if (p->name == step.primitive)
-      target = p.get();
-  }
-  if (!target) {
-    Diagnostic* d = diags.report(DiagId::DefInvalidValue, step.range,
-                                 "expansion step names primitive '" + step.primitive +
-                                     "', which the registry lacks");
-    if (auto guess = closestMatch(step.primitive, names))
-      setFix(d, "did you mean '" + *guess + "'?");
-    return false;
-  }
-  bool ok = true;
-  auto fail = [&](const std::string& msg) {
-    Diagnostic* d = diags.report(DiagId::DefInvalidValue, step.range,
-                                 "expansion step '" + step.primitive + "': " + msg);
-    addNote(d, target->nameRange, "'" + target->name + "' is defined here");
-    ok = false;
-  };
-  for (const std::string& t : prim.targets)
-    if (!target->availableOn(t))
-      fail("'" + target->name + "' does not exist on " + t + ", a target of '" + prim.name + "'");
-  if (step.operands.size() < target->requiredOperandCount() ||
-      step.operands.size() > target->operands.size())
-    fail("'" + target->name + "' takes " + std::to_string(target->requiredOperandCount()) +
-         (target->requiredOperandCount() == target->operands.size()
-              ? std::string()
-              : " to " + std::to_string(target->operands.size())) +
-         " operands, the step passes " + std::to_string(step.operands.size()));
-  for (std::size_t k = 0; k < step.operands.size() && k < target->operands.size(); ++k) {
-    const OperandDef& outer = prim.operands[step.operands[k]];
-    const OperandDef& inner = target->operands[k];
-    if (outer.kind != inner.kind) {
-      fail("operand '" + outer.name + "' is a " + std::string(toString(outer.kind)) + ", '" +
-           inner.name + "' of '" + target->name + "' a " + std::string(toString(inner.kind)));
-      continue;
-    }
-    for (ir::Space sp : outer.spaces)
-      if (std::find(inner.spaces.begin(), inner.spaces.end(), sp) == inner.spaces.end())
-        fail("operand '" + outer.name + "' may be in " + std::string(ir::toString(sp)) +
-             ", which '" + inner.name + "' of '" + target->name + "' does not accept");
-    bool innerWrites = inner.access == Access::Write || inner.access == Access::ReadWrite;
-    bool outerWrites = outer.access == Access::Write || outer.access == Access::ReadWrite;
-    bool innerReads = inner.access == Access::Read || inner.access == Access::ReadWrite;
-    bool outerReads = outer.access == Access::Read || outer.access == Access::ReadWrite;
-    if ((innerWrites && !outerWrites) || (innerReads && !outerReads && !written.count(step.operands[k])))
-      fail("'" + inner.name + "' of '" + target->name + "' is " +
-           std::string(toString(inner.access)) + ", but '" + outer.name + "' is declared " +
-           std::string(toString(outer.access)) + " (the analyses would not see the access)");
-  }
-  // The analyses read the expanded primitive's own effects: they must state everything the
-  // steps do (a read of the expansion's own intermediate result aside).
-  for (const EffectDef& e : target->effects) {
-    std::optional<std::size_t> outer;
-    if (e.operandIndex) {
-      if (*e.operandIndex >= step.operands.size())
-        continue; // an optional operand the step does not pass
-      outer = step.operands[*e.operandIndex];
-    }
-    if (e.kind == EffectKind::Read && outer && written.count(*outer))
-      continue;
-    bool stated = std::any_of(prim.effects.begin(), prim.effects.end(), [&](const EffectDef& o) {
-      return o.kind == e.kind && o.operandIndex == outer && o.group == e.group &&
-             (e.kind != EffectKind::Fence || o.proxy == e.proxy);
-    });
-    if (!stated)
-      fail("its effect '" + std::string(toString(e.kind)) + "'" +
-           (outer ? " on '" + prim.operands[*outer].name + "'" : std::string()) +
-           (e.group.empty() ? std::string() : " (group " + e.group + ")") + " is not among the "
-           "effects of '" + prim.name + "', which the analyses read");
-  }
-  for (std::size_t k = 0; k < step.operands.size() && k < target->operands.size(); ++k)
-    if (target->operands[k].access == Access::Write ||
-        target->operands[k].access == Access::ReadWrite)
-      written.insert(step.operands[k]);
-  std::vector<bool> given(target->attributes.size(), false);
-  for (const auto& [key, value] : step.attributesWritten) {
-    auto idx = target->attributeIndex(key);
-    if (!idx) {
-      std::vector<std::string> known;
-      for (const AttrDef& a : target->attributes)
-        known.push_back(a.name);
-      fail("'" + target->name + "' has no attribute '" + key + "'" +
-           (known.empty() ? std::string() : " (known: " + join(known, ", ") + ")"));
-      continue;
-    }
-    given[*idx] = true;
-    const AttrDef& def = target->attributes[*idx];
-    ExpansionStep::Attr a;
-    a.index = *idx;
-    if (value.isString() && value.string.size() > 2 && value.string.front() == '{' &&
-        value.string.back() == '}') {
-      std::string from = value.string.substr(1, value.string.size() - 2);
-      auto outer = prim.attributeIndex(from);
-      if (!outer) {
-        fail("attribute '" + key + "' substitutes '" + from + "', which '" + prim.name +
-             "' does not have");
-        continue;
-      }
-      const AttrDef& od = prim.attributes[*outer];
-      bool values = def.type != AttrType::Enum ||
-                    std::all_of(od.values.begin(), od.values.end(), [&](const std::string& x) {
-                      return std::find(def.values.begin(), def.values.end(), x) != def.values.end();
-                    });
-      if (od.type != def.type || !values) {
-        fail("attribute '" + key + "' of type " + std::string(toString(def.type)) +
-             " cannot take '" + from + "' (" + std::string(toString(od.type)) +
-             (values ? "" : " with other values") + ")");
-        continue;
-      }
-      a.fromAttr = *outer;
-    } else if (auto problem = literalProblem(def, value)) {
-      fail("attribute '" + key + "' must be " + *problem);
-      continue;
-    } else {
-      a.literal = value;
-    }
-    step.attributes.push_back(std::move(a));
-  }
-  for (std::size_t i = 0; i < target->attributes.size(); ++i)
-    if (target->attributes[i].required && !given[i])
-      fail("required attribute '" + target->attributes[i].name + "' of '" + target->name +
-           "' is not given");
-  if (target->implicit)
-    fail("'" + target->name + "' is implicit (derived by lowering, never written)");
-  if (ok)
-    step.resolved = target;
-  return ok;
-}
-
-} // namespace
-
-std::vector<std::string> resolveExpansions(const std::vector<std::unique_ptr<Primitive>>& prims,
-                                           DiagnosticEngine& diags) {
-  std::set<std::string> bad;
-  for (const auto& p : prims) {
-    if (p->lowering.strategy != LoweringStrategy::Expansion)
-      continue;
-    std::set<std::size_t> written;
-    for (ExpansionStep& step : p->lowering.steps)
-      if (!resolveStep(*p, step, prims, written, diags))
-        bad.insert(p->name);
-  }
-  // A cycle of expansions would never finish lowering: refuse every primitive on it.
-  std::map<const Primitive*, int> state; // 1 visiting, 2 done
-  std::function<bool(const Primitive*)> cyclic = [&](const Primitive* p) {
-    int& s = state[p];
-    if (s == 1)
-      return true;
-    if (s == 2)
-      return false;
-    s = 1;
-    bool found = false;
-    for (const ExpansionStep& step : p->lowering.steps)
-      if (step.resolved && step.resolved->lowering.strategy == LoweringStrategy::Expansion &&
-          cyclic(step.resolved))
-        found = true;
-    state[p] = 2;
-    return found;
-  };
-  for (const auto& p : prims) {
-    if (p->lowering.strategy != LoweringStrategy::Expansion || bad.count(p->name))
-      continue;
-    state.clear();
-    if (cyclic(p.get())) {
-      diags.report(DiagId::DefInvalidValue, p->lowering.range,
-                   "the expansion of '" + p->name + "' reaches itself again (a cycle of "
-                   "expansions never finishes lowering)");
-      bad.insert(p->name);
-    }
-  }
-  // A step resolved to a primitive that is itself refused cannot be lowered either.
-  return {bad.begin(), bad.end()};
-}
-
-} // namespace detail
-} // namespace cake::reg
+} // namespace cake::reg::detail
