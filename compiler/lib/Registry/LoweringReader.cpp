@@ -154,19 +154,38 @@ private:
         setFix(d, "did you mean '" + *guess + "'?", name.range, "\"" + *guess + "\"");
       return false;
     }
-    std::string have;
-    for (const OperandDef& o : m_prim->operands)
-      have += o.kind == OperandKind::Buffer      ? 'b'
-              : o.kind == OperandKind::TensorMap ? 't'
-              : o.kind == OperandKind::MBarrier  ? 'm'
-                                                 : 'n';
-    if (have != it->operands) {
+    // The primitive's operands in the pattern's notation: one token per operand, the spaces of
+    // a buffer (g s t r) or the kind of anything else (T M N).
+    std::vector<std::string> have;
+    for (const OperandDef& o : m_prim->operands) {
+      std::string t;
+      if (o.kind == OperandKind::Buffer)
+        for (ir::Space sp : o.spaces)
+          t += sp == ir::Space::Global ? 'g' : sp == ir::Space::Smem ? 's'
+                                           : sp == ir::Space::Tmem   ? 't'
+                                                                     : 'r';
+      else
+        t = o.kind == OperandKind::TensorMap ? "T" : o.kind == OperandKind::MBarrier ? "M" : "N";
+      have.push_back(t);
+    }
+    std::vector<std::string> want(1);
+    for (char c : it->operands)
+      if (c == ' ')
+        want.emplace_back();
+      else
+        want.back() += c;
+    bool fits = have.size() == want.size();
+    for (std::size_t k = 0; fits && k < have.size(); ++k) {
+      fits = !have[k].empty();
+      for (char c : have[k]) // case matters: t tmem, T tensor map
+        fits = fits && want[k].find(c) != std::string::npos;
+    }
+    if (!fits) {
       m_diags.report(DiagId::DefInvalidValue, name.range,
-                     "builtin pattern '" + name.string + "' lowers primitives with operands '" +
-                         std::string(it->operands) +
-                         "' (b buffer, t tensor map, m mbarrier, n "
-                         "nbarrier); this primitive has '" +
-                         have + "'");
+                     "builtin pattern '" + name.string + "' lowers operands '" +
+                         std::string(it->operands) + "'; this primitive has '" + join(have, " ") +
+                         "' (per operand: the spaces of a buffer, g global, s smem, t tmem, "
+                         "r reg, or T tensor map, M mbarrier, N nbarrier)");
       return false;
     }
     if (it->needsTemplate && !hasTemplate) {
