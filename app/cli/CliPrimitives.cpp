@@ -6,6 +6,7 @@
 #include "cake/Support/StringUtil.h"
 
 #include <cstdio>
+#include <map>
 #include <iostream>
 
 namespace cake::cli {
@@ -91,6 +92,80 @@ std::string requirementCounts(const reg::Primitive& p) {
   return std::to_string(p.requirements.size()) + " requirement(s): " + std::to_string(n[0]) +
          " checked, " + std::to_string(n[1]) + " guaranteed, " + std::to_string(n[2]) +
          " unchecked";
+}
+
+void writeTemplate(json::Writer& w, const std::vector<std::string>& lines) {
+  w.beginArray();
+  for (const std::string& l : lines)
+    w.value(l);
+  w.endArray();
+}
+
+const reg::BuiltinPattern* builtinOf(const reg::Primitive& p) {
+  for (const reg::BuiltinPattern& b : reg::builtinPatterns())
+    if (p.lowering.strategy == reg::LoweringStrategy::Builtin && b.name == p.lowering.builtin)
+      return &b;
+  return nullptr;
+}
+
+void writeLoweringDetail(json::Writer& w, const reg::Primitive& p) {
+  const reg::LoweringDef& low = p.lowering;
+  w.key("lowering_detail").beginObject();
+  w.key("strategy").value(reg::toString(low.strategy));
+  if (const reg::BuiltinPattern* b = builtinOf(p)) {
+    w.key("builtin").value(b->name).key("family").value(b->family);
+    w.key("why_cxx").value(b->why);
+    w.key("uses_template").value(b->needsTemplate);
+  }
+  if (low.strategy == reg::LoweringStrategy::Template)
+    w.key("per").value(reg::toString(low.repeat));
+  w.key("ptx");
+  writeTemplate(w, low.ptx);
+  if (!low.variants.empty()) {
+    w.key("variants").beginArray();
+    for (const reg::TemplateVariant& v : low.variants) {
+      w.beginObject().key("when").value(v.whenText).key("ptx");
+      writeTemplate(w, v.body.ptx);
+      w.endObject();
+    }
+    w.endArray();
+  }
+  if (!low.refusals.empty()) {
+    w.key("unsupported").beginArray();
+    for (const reg::LoweringRefusal& r : low.refusals)
+      w.beginObject().key("when").value(r.whenText).key("message").value(r.message).endObject();
+    w.endArray();
+  }
+  if (low.intrinsic)
+    w.key("intrinsic").value(low.intrinsic->name);
+  if (!low.steps.empty()) {
+    w.key("steps").beginArray();
+    for (const reg::ExpansionStep& st : low.steps) {
+      w.beginObject().key("primitive").value(st.primitive).key("operands").beginArray();
+      for (const std::string& o : st.operandNames)
+        w.value(o);
+      w.endArray().key("attributes").beginObject();
+      for (const auto& [k, v] : st.attributesWritten)
+        w.key(k).value(v);
+      w.endObject().endObject();
+    }
+    w.endArray();
+  }
+  w.key("note").value(low.note);
+  w.endObject();
+}
+
+std::string loweringText(const reg::Primitive& p) {
+  std::string s(reg::toString(p.lowering.strategy));
+  if (const reg::BuiltinPattern* b = builtinOf(p))
+    s += " '" + std::string(b->name) + "' (" + std::string(b->family) + "): " + std::string(b->why);
+  else if (p.lowering.strategy == reg::LoweringStrategy::Template)
+    s += " per " + std::string(reg::toString(p.lowering.repeat));
+  else
+    for (const reg::ExpansionStep& st : p.lowering.steps)
+      s += (&st == &p.lowering.steps.front() ? ": " : "; ") + st.primitive + " " +
+           join(st.operandNames, ", ");
+  return s;
 }
 
 void writeJson(json::Writer& w, const reg::Primitive& p) {
@@ -220,13 +295,9 @@ void writeJson(json::Writer& w, const reg::Primitive& p) {
     w.value(s);
   w.endArray();
   w.endObject();
-  w.key("lowering").beginObject();
-  w.key("derived").value(p.lowering.derived);
-  w.key("ptx").beginArray();
-  for (const std::string& l : p.lowering.ptx)
-    w.value(l);
-  w.endArray();
-  w.endObject();
+  // The strategy as one word (what a reviewer asks first: does it need C++?), the details apart.
+  w.key("lowering").value(reg::toString(p.lowering.strategy));
+  writeLoweringDetail(w, p);
   w.key("path").value(p.path);
   w.endObject();
 }
@@ -263,6 +334,7 @@ void printText(const reg::Primitive& p, bool detail) {
               p.hardware.requires_.empty() ? "-" : join(p.hardware.requires_, ", ").c_str());
   std::printf("  cost    %s per %s%s\n", p.cost.cls.c_str(), p.cost.unit.c_str(),
               p.cost.work ? (", work " + reg::print(*p.cost.work)).c_str() : "");
+  std::printf("  lower   %s\n", loweringText(p).c_str());
   std::printf("  file    %s\n", p.path.c_str());
 }
 
@@ -273,6 +345,7 @@ void printMarkdown(const reg::Primitive& p) {
               p.implicit ? "; **implicit** (derived by lowering)" : "");
   std::printf("- hardware: `%s` (PTX ISA %s). %s\n", p.hardware.ptx.c_str(),
               p.hardware.minPtx.c_str(), p.hardware.note.c_str());
+  std::printf("- lowering: %s\n", loweringText(p).c_str());
   if (!p.operands.empty()) {
     std::printf("\n| operand | kind | spaces | dtypes | access | |\n|---|---|---|---|---|---|\n");
     for (const reg::OperandDef& o : p.operands)
@@ -343,8 +416,27 @@ int cmdPrimitives(const std::string& argv0, const std::vector<std::string>& args
     w.beginObject();
     w.key("compiler_revision").value(compiler->revision());
     w.key("primitives").beginArray();
-    for (const reg::Primitive* p : selected)
+    std::map<std::string, int> counts{{"template", 0}, {"expansion", 0}, {"builtin", 0}};
+    for (const reg::Primitive* p : selected) {
       writeJson(w, *p);
+      ++counts[std::string(reg::toString(p->lowering.strategy))];
+    }
+    w.endArray();
+    w.key("lowering_counts").beginObject();
+    for (const auto& [k, n] : counts)
+      w.key(k).value(static_cast<std::int64_t>(n));
+    w.endObject();
+    // The explicit list of what still needs C++, and why.
+    w.key("builtin_patterns").beginArray();
+    for (const reg::BuiltinPattern& b : reg::builtinPatterns())
+      w.beginObject()
+          .key("name")
+          .value(b.name)
+          .key("family")
+          .value(b.family)
+          .key("why_cxx")
+          .value(b.why)
+          .endObject();
     w.endArray();
     w.endObject();
     std::cout << w.str() << "\n";

@@ -11,6 +11,7 @@
 #include "cake/Support/StringUtil.h"
 
 #include <QtTest>
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -552,6 +553,29 @@ private Q_SLOTS:
     QVERIFY(!wrongFacet.second.empty() && wrongFacet.second[0].find("def-invalid-template") == 0);
     QVERIFY(!parse("{\"ptx\": [\"x {n.id};\"]}").first); // .id only for enum attributes
     QVERIFY(!parse("{\"ptx\": [\"x {bar};\"]}").first);  // operands need a facet
+  }
+
+  /// The registry's builtin pattern list (what a definition may name, checked at load time)
+  /// and the lowering library's table (what runs) are the same set: a name only the registry
+  /// knows would load and then fail to lower; one only the table knows is dead code.
+  void patternTableMatchesRegistry() {
+    std::vector<std::string> implemented = lower::implementedLoweringPatterns();
+    std::vector<std::string> declared;
+    for (const reg::BuiltinPattern& p : reg::builtinPatterns())
+      declared.emplace_back(p.name);
+    std::sort(implemented.begin(), implemented.end());
+    std::sort(declared.begin(), declared.end());
+    QCOMPARE(join(implemented, ", "), join(declared, ", "));
+    QCOMPARE(declared.size(), std::size_t(23));
+    // Every shipped primitive names its strategy; builtin ones a declared pattern.
+    std::size_t builtin = 0;
+    for (const auto& p : test::compiler().registry().all())
+      if (p->lowering.strategy == reg::LoweringStrategy::Builtin) {
+        ++builtin;
+        QVERIFY2(std::binary_search(declared.begin(), declared.end(), p->lowering.builtin),
+                 p->name.c_str());
+      }
+    QCOMPARE(builtin, std::size_t(23));
   }
 };
 

@@ -155,7 +155,8 @@ private Q_SLOTS:
                                       << "def-invalid-expression@15:16";
     QTest::newRow("constraint bad code") << "\"message\": \"m\"" << "\"message\": \"m\", \"code\": \"Bad_Code\""
                                          << "def-invalid-value@15:67";
-    QTest::newRow("effect kind") << "{\"kind\": \"read\"" << "{\"kind\": \"peek\"" << "def-invalid-value@18:14";
+    // An effect kind the analyses do not model is refused as needing a compiler change.
+    QTest::newRow("effect kind") << "{\"kind\": \"read\"" << "{\"kind\": \"peek\"" << "def-needs-compiler-change@18:14";
     QTest::newRow("effect unknown operand") << "\"operand\": \"src\"}" << "\"operand\": \"source\"}"
                                             << "def-invalid-value@18:33";
     QTest::newRow("effect contradicts access") << "{\"kind\": \"write\", \"operand\": \"dst\"}"

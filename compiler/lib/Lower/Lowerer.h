@@ -92,7 +92,7 @@ public:
           const SourceManager& sources, std::string sourcePath);
   LoweredKernel run();
 
-  // ---- shared state (used by the op lowering in LowerOps.cpp) ----
+  // ---- shared state (used by the strategies and the builtin patterns, Lower*.cpp) ----
   const ir::Module& m_module;
   const sema::KernelModel& m_model;
   const reg::Registry& m_registry;
@@ -116,10 +116,9 @@ public:
   verify::BarrierPlan m_barrierPlan;
   std::unordered_map<const ir::Stmt*, const sema::OpInfo*> m_opOf; ///< statement -> its op
   std::unordered_map<const ir::Stmt*, const sema::LoopInfo*> m_loopOf; ///< statement -> loop
-  /// (primitive, operand, role) -> the register buffers that operand names in that role's ops
+  /// (async group, role) -> the register buffers that role's ops write through the group
   /// (fenceAsyncRegisters; computed once per key, not once per wait).
-  std::map<std::tuple<std::string, std::string, std::size_t>, std::vector<std::size_t>>
-      m_asyncRegisters;
+  std::map<std::pair<std::string, std::size_t>, std::vector<std::size_t>> m_asyncRegisters;
 
   // ---- infrastructure ----
   SourceRange range(ir::NodeId id) const;
@@ -203,10 +202,25 @@ public:
   /// The sync of the issuing scope in front of a release (BarrierPlan decides where).
   void releaseSync(verify::ReleaseSync sync);
 
-  // ---- operations (LowerOps.cpp) ----
-  void opMbarrier(const sema::OpInfo& op, const ir::Stmt& s);
-  void opSimpleTemplate(const sema::OpInfo& op, const ir::Stmt& s);
-  void opTma(const sema::OpInfo& op, const ir::Stmt& s);
+  // ---- strategies (LowerStrategies.cpp) ----
+  /// Lowers one operation by its primitive's declared strategy (template, expansion, builtin).
+  void lowerOpInfo(const sema::OpInfo& op, const ir::Stmt& s);
+  /// The template strategy: once per instance (per barrier element for a whole-array barrier),
+  /// per fragment element or per fragment register.
+  void lowerTemplate(const sema::OpInfo& op, const ir::Stmt& s);
+  void lowerRepeatedTemplate(const sema::OpInfo& op, const ir::Stmt& s);
+  /// The expansion strategy: each step lowered as an operation of its own primitive.
+  void lowerExpansion(const sema::OpInfo& op, const ir::Stmt& s);
+  /// Reports every refusal of the primitive's lowering that holds; true when one did.
+  bool refused(const sema::OpInfo& op);
+  /// The template lines in effect for this operation (the first variant whose `when` holds).
+  struct TemplateRef {
+    const std::vector<reg::TemplatePiece>* pieces = nullptr;
+    const std::vector<reg::TemplateSlot>* slots = nullptr;
+  };
+  TemplateRef templateOf(const sema::OpInfo& op) const;
+
+  // ---- builtin patterns (one file per family; the table is in LowerStrategies.cpp) ----
   void opWgmma(const sema::OpInfo& op, const ir::Stmt& s);
   void opMmaSync(const sema::OpInfo& op, const ir::Stmt& s);
   void opLdmatrix(const sema::OpInfo& op, const ir::Stmt& s);
@@ -216,13 +230,15 @@ public:
   void opLdShared(const sema::OpInfo& op, const ir::Stmt& s);
   void opFill(const sema::OpInfo& op, const ir::Stmt& s);
   void opCast(const sema::OpInfo& op, const ir::Stmt& s);
-  void opElementwise(const sema::OpInfo& op, const ir::Stmt& s);
+  /// ew.unary (1 input), ew.binary (2), ew.fma (3).
+  void opElementwise(const sema::OpInfo& op, const ir::Stmt& s, int inputs);
   void opSoftmaxRescale(const sema::OpInfo& op, const ir::Stmt& s);
   void opReduceWarp(const sema::OpInfo& op, const ir::Stmt& s);
   void opReduceCta(const sema::OpInfo& op, const ir::Stmt& s);
   void opArgReduce(const sema::OpInfo& op, const ir::Stmt& s, bool isMin);
   void opEpilogueStore(const sema::OpInfo& op, const ir::Stmt& s);
-  void opTcgen05(const sema::OpInfo& op, const ir::Stmt& s);
+  /// tcgen05.alloc (alloc) and tcgen05.dealloc.
+  void opTcgen05Tmem(const sema::OpInfo& op, const ir::Stmt& s, bool alloc);
   void opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s);
   void opTcgen05Ld(const sema::OpInfo& op, const ir::Stmt& s);
 
@@ -246,8 +262,25 @@ public:
   /// After a wait for asynchronous register writes (wgmma.wait, tcgen05.wait_ld): an empty asm
   /// that reads and writes every register those operations target, so that no compiler moves
   /// a use of them above the wait.
-  void fenceAsyncRegisters(const std::string& primitive, const std::string& operand);
+  void fenceAsyncRegisters(const std::string& group);
 };
+
+/// A slot binder's key: operand `index` with `facet` (binders never match slot names).
+inline bool isSlot(const reg::TemplateSlot& slot, std::size_t index, std::string_view facet) {
+  return slot.isOperand && slot.index == index && slot.facet == facet;
+}
+/// Whether a slot is the primitive's attribute `name`.
+inline bool isAttrSlot(const sema::OpInfo& op, const reg::TemplateSlot& slot,
+                       std::string_view name) {
+  auto i = op.primitive->attributeIndex(name);
+  return !slot.isOperand && i && slot.index == *i;
+}
+
+/// A builtin lowering pattern: the C++ for one entry of reg::builtinPatterns().
+using PatternFn = void (*)(Lowerer&, const sema::OpInfo&, const ir::Stmt&);
+/// The one table pattern name -> pattern (tst_lower_patterns checks it against the registry's
+/// list).
+const std::vector<std::pair<std::string_view, PatternFn>>& loweringPatterns();
 
 std::string ptxType(ir::DType t);
 std::int64_t elemBytes(ir::DType t);

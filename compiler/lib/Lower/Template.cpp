@@ -261,8 +261,8 @@ void Lowerer::emitTemplate(
     const std::function<std::string(std::string)>& rewrite, std::string intrinsic,
     std::vector<AsmOperand> intrinsicArgs) {
   const reg::Primitive& prim = *op.primitive;
-  const reg::LoweringDef& low = prim.lowering;
-  if (low.pieces.empty()) {
+  const TemplateRef tpl = templateOf(op);
+  if (tpl.pieces->empty()) {
     unsupported("primitive '" + prim.name + "' has no PTX template (its lowering is derived)");
     return;
   }
@@ -277,12 +277,12 @@ void Lowerer::emitTemplate(
   std::vector<std::string> slotKeys;
   std::vector<Binding> bindings;
   std::string lit;
-  for (const reg::TemplatePiece& piece : low.pieces) {
-    if (piece.slot < 0 || static_cast<std::size_t>(piece.slot) >= low.templateSlots.size()) {
+  for (const reg::TemplatePiece& piece : *tpl.pieces) {
+    if (piece.slot < 0 || static_cast<std::size_t>(piece.slot) >= tpl.slots->size()) {
       lit += piece.text;
       continue;
     }
-    const reg::TemplateSlot& slot = low.templateSlots[static_cast<std::size_t>(piece.slot)];
+    const reg::TemplateSlot& slot = (*tpl.slots)[static_cast<std::size_t>(piece.slot)];
     std::string key = slot.facet.empty() ? slot.name : slot.name + "." + slot.facet;
     int idx = -1;
     for (std::size_t k = 0; k < slotKeys.size(); ++k)

@@ -1,6 +1,7 @@
 // Loading and validation of primitive definition files.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Registry/Registry.h"
+#include "LoweringReader.h"
 #include "Requirements.h"
 #include "cake/Registry/InlinePtx.h"
 #include "cake/Support/DataFiles.h"
@@ -125,9 +126,6 @@ constexpr std::string_view kCostClasses[] = {"tensor", "tma",  "global_memory", 
                                              "tmem",   "alu",  "sfu",           "sync",
                                              "control"};
 constexpr std::string_view kCostUnits[] = {"flop", "byte", "instr"};
-constexpr std::string_view kFacets[] = {"addr", "coords", "desc", "reg",  "regs", "rank",
-                                        "bytes", "dtype", "count", "id",  "cols", "lanes",
-                                        "phase", "map", "mask"};
 
 bool validPrimitiveName(std::string_view n) {
   if (n.empty() || !(n[0] >= 'a' && n[0] <= 'z'))
@@ -533,6 +531,21 @@ private:
       std::vector<std::string_view> kinds;
       for (const auto& [k, n] : kEffectNames)
         kinds.push_back(n);
+      // An effect kind the analyses do not model cannot be approved as data: the verifier,
+      // the cost model and lowering would silently ignore it.
+      if (const json::Value* k = v.get("kind");
+          k && k->isString() && std::find(kinds.begin(), kinds.end(), k->string) == kinds.end()) {
+        std::vector<std::string> kindNames(kinds.begin(), kinds.end());
+        Diagnostic* d = m_diags.report(
+            DiagId::DefNeedsCompilerChange, k->range,
+            "effect kind '" + printable(k->string) +
+                "' is not known to the analyses (known: " + join(kindNames, ", ") +
+                "): this primitive needs a compiler change before it can be accepted");
+        if (auto guess = closestMatch(k->string, kindNames))
+          addNote(d, k->range, "the closest known kind is '" + *guess + "'");
+        r.fail();
+        continue;
+      }
       auto kind = e.oneOf("kind", kinds, true);
       if (!kind) {
         r.fail();
@@ -708,206 +721,8 @@ private:
   }
 
   void readLowering(json::ObjectReader& r, const json::Value& v) {
-    json::ObjectReader l(v, m_diags, "\"lowering\"");
-    m_prim->lowering.note = l.string("note", false).value_or("");
-    m_prim->lowering.derived = l.boolean("derived", false).value_or(false);
-    const json::Value* lines = l.field("ptx", json::Kind::Array, false);
-    if (!lines && !m_prim->lowering.derived) {
-      m_diags.report(DiagId::DefMissingField, json::headRange(v),
-                     "\"lowering\" needs a \"ptx\" template or \"derived\": true");
-      l.fail();
-    }
-    if (lines && m_prim->lowering.derived)
-      l.invalid(*lines, "a derived lowering has no template");
-    if (lines && !readTemplate(*lines))
-      l.fail();
-    l.finish();
-    if (!l.ok())
+    if (!detail::readLowering(v, *m_prim, m_scope, m_sources.text(m_file), m_diags))
       r.fail();
-  }
-
-  /// Whether a facet applies to the slot's operand kind (or attribute type).
-  bool slotTyped(const TemplateSlot& ts) const {
-    if (!ts.isOperand) {
-      if (ts.index >= m_prim->attributes.size())
-        return true; // reported as an unknown name already
-      return ts.facet == "id" && m_prim->attributes[ts.index].type == AttrType::Enum;
-    }
-    if (ts.index >= m_prim->operands.size())
-      return true;
-    static constexpr std::string_view buffer[] = {"addr", "desc", "reg",  "regs", "rank",
-                                                  "bytes", "dtype", "count", "cols", "lanes"};
-    static constexpr std::string_view tensormap[] = {"map", "coords", "rank", "dtype"};
-    static constexpr std::string_view mbarrier[] = {"addr", "count", "phase", "mask"};
-    static constexpr std::string_view nbarrier[] = {"id", "count"};
-    auto in = [&](auto& list) {
-      return std::find(std::begin(list), std::end(list), ts.facet) != std::end(list);
-    };
-    switch (m_prim->operands[ts.index].kind) {
-    case OperandKind::Buffer:
-      return in(buffer);
-    case OperandKind::TensorMap:
-      return in(tensormap);
-    case OperandKind::MBarrier:
-      return in(mbarrier);
-    case OperandKind::NBarrier:
-      return in(nbarrier);
-    }
-    return true;
-  }
-
-  /// The source range of bytes [b, e) of a template line's string value (the whole string when
-  /// it contains escapes, whose offsets do not map 1:1).
-  SourceRange templateRange(const json::Value& line, std::size_t b, std::size_t e) const {
-    std::string_view raw = m_sources.text(m_file).substr(line.range.begin + 1,
-                                                         line.range.end - line.range.begin - 2);
-    if (raw != line.string)
-      return line.range;
-    e = std::min(std::max(e, b + 1), line.string.size());
-    b = std::min(b, e);
-    return {m_file, static_cast<std::uint32_t>(line.range.begin + 1 + b),
-            static_cast<std::uint32_t>(line.range.begin + 1 + e)};
-  }
-
-  /// Parses the template lines into LoweringDef::pieces and checks them: typed slots
-  /// (validateTemplate) and, for the whole template with its slots blanked out, the inline-PTX
-  /// rules (balanced braces, no directive, label, raw operand reference or escaping character),
-  /// so that no definition can put code outside its own instruction into the emitted kernel.
-  bool readTemplate(const json::Value& lines) {
-    bool ok = true;
-    std::string skeleton;
-    std::vector<std::pair<std::size_t, const json::Value*>> starts; // skeleton offset, line
-    std::vector<TemplatePiece>& pieces = m_prim->lowering.pieces;
-    for (const json::Value& line : lines.elements) {
-      if (!line.isString()) {
-        m_diags.report(DiagId::DefInvalidValue, line.range, "template lines are strings");
-        ok = false;
-        continue;
-      }
-      if (!starts.empty()) {
-        skeleton += '\n';
-        if (pieces.empty() || pieces.back().slot >= 0)
-          pieces.push_back({});
-        pieces.back().text += '\n';
-      }
-      starts.emplace_back(skeleton.size(), &line);
-      ok = validateTemplate(line, skeleton) && ok;
-      m_prim->lowering.ptx.push_back(line.string);
-    }
-    if (!ok)
-      return false;
-    SourceRange last;
-    for (const InlinePtxIssue& is : checkInlinePtx(skeleton, std::nullopt)) {
-      std::size_t k = starts.size();
-      while (k > 1 && starts[k - 1].first > is.begin)
-        --k;
-      const auto& [start, line] = starts[k - 1];
-      SourceRange at = templateRange(*line, is.begin - start, is.end - start);
-      ok = false;
-      if (at == last) // a line with escapes is located as a whole: say so once
-        continue;
-      m_diags.report(DiagId::DefTemplateInjection, at, "lowering template: " + is.message);
-      last = at;
-    }
-    return ok;
-  }
-
-  /// Checks every `{slot}` of one line: a known operand or a typed attribute, with a known
-  /// facet. Appends the line's pieces to LoweringDef::pieces and its skeleton (literal text with
-  /// each doubled brace reduced and each slot replaced by '_', offsets kept) to `skeleton`.
-  bool validateTemplate(const json::Value& line, std::string& skeleton) {
-    const std::string& s = line.string;
-    auto at = [&](std::size_t b, std::size_t e) { return templateRange(line, b, e); };
-    std::vector<TemplatePiece>& pieces = m_prim->lowering.pieces;
-    auto literal = [&](char c) {
-      if (pieces.empty() || pieces.back().slot >= 0)
-        pieces.push_back({});
-      pieces.back().text += c;
-    };
-    bool ok = true;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if ((s[i] == '{' || s[i] == '}') && i + 1 < s.size() && s[i + 1] == s[i]) {
-        literal(s[i]);
-        skeleton += s[i];
-        skeleton += ' ';
-        ++i;
-        continue;
-      }
-      if (s[i] == '}') {
-        m_diags.report(DiagId::DefInvalidTemplate, at(i, i + 1),
-                       "unmatched '}' in template (write '}}' for a literal brace)");
-        ok = false;
-        skeleton += ' ';
-        continue;
-      }
-      if (s[i] != '{') {
-        literal(s[i]);
-        skeleton += s[i];
-        continue;
-      }
-      std::size_t close = s.find('}', i);
-      if (close == std::string::npos) {
-        m_diags.report(DiagId::DefInvalidTemplate, at(i, s.size()),
-                       "unclosed '{' in template (write '{{' for a literal brace)");
-        return false;
-      }
-      std::string slot = s.substr(i + 1, close - i - 1);
-      std::string name = slot, facet;
-      if (auto dot = slot.find('.'); dot != std::string::npos) {
-        name = slot.substr(0, dot);
-        facet = slot.substr(dot + 1);
-      }
-      TemplateSlot ts;
-      ts.name = name;
-      ts.facet = facet;
-      if (auto idx = operandIndex(name)) {
-        ts.isOperand = true;
-        ts.index = *idx;
-        if (facet.empty()) {
-          m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
-                         "operand slot '{" + slot + "}' needs a facet such as {" + name +
-                             ".addr}");
-          ok = false;
-        }
-      } else if (auto aidx = m_prim->attributeIndex(name)) {
-        ts.index = *aidx;
-        if (m_prim->attributes[*aidx].type == AttrType::String) {
-          m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
-                         "string attribute '" + name +
-                             "' cannot be substituted into PTX (no free text injection)");
-          ok = false;
-        }
-      } else {
-        std::vector<std::string> names = m_scope.operands;
-        names.insert(names.end(), m_scope.attributes.begin(), m_scope.attributes.end());
-        Diagnostic* d = m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
-                                       "template slot '{" + slot +
-                                           "}' names no operand or attribute");
-        if (auto guess = closestMatch(name, names))
-          setFix(d, "did you mean '" + *guess + "'?");
-        ok = false;
-      }
-      if (!facet.empty() &&
-          std::find(std::begin(kFacets), std::end(kFacets), facet) == std::end(kFacets)) {
-        m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
-                       "unknown slot facet '" + facet + "'");
-        ok = false;
-      } else if (!facet.empty() && !slotTyped(ts)) {
-        // Typed slots: each facet has a meaning for some operand kinds only (lowering binds
-        // it to a typed value), and an attribute takes no facet but `.id` of an enum.
-        m_diags.report(DiagId::DefInvalidTemplate, at(i, close + 1),
-                       "slot '{" + slot + "}': facet '" + facet + "' does not apply to " +
-                           (ts.isOperand ? std::string(toString(m_prim->operands[ts.index].kind)) +
-                                               " operands"
-                                         : "a non-enum attribute (only {enum.id} is allowed)"));
-        ok = false;
-      }
-      pieces.push_back({{}, static_cast<int>(m_prim->lowering.templateSlots.size())});
-      skeleton.append(close + 1 - i, '_');
-      m_prim->lowering.templateSlots.push_back(std::move(ts));
-      i = close;
-    }
-    return ok;
   }
 
   const std::string& m_path;
@@ -990,6 +805,16 @@ Registry Registry::load(const std::string& dir, const target::TargetSet& targets
       continue;
     }
     reg.m_primitives.push_back(std::move(prim));
+  }
+  // Expansions name other primitives: resolved once all are loaded. A refused expansion is left
+  // out, and then again any expansion that named it, until nothing changes.
+  for (;;) {
+    std::vector<std::string> bad = detail::resolveExpansions(reg.m_primitives, diags);
+    if (bad.empty())
+      break;
+    std::erase_if(reg.m_primitives, [&](const std::unique_ptr<Primitive>& p) {
+      return std::find(bad.begin(), bad.end(), p->name) != bad.end();
+    });
   }
   return reg;
 }

@@ -36,6 +36,10 @@ struct LoweredKernel {
   bool ok = false;
 };
 
+/// The names of the builtin lowering patterns this library implements (its one table), in
+/// table order; the registry's reg::builtinPatterns() must list exactly these.
+std::vector<std::string> implementedLoweringPatterns();
+
 /// Lowers one kernel. `module` and `model` must come from a check without blocking findings.
 /// Pure function of its inputs: the same kernel gives byte-identical programs.
 LoweredKernel lowerKernel(const ir::Module& module, const sema::KernelModel& model,

@@ -1,0 +1,387 @@
+// Lowering, memory family: builtin patterns that distribute data movement over threads and
+// fragment runs (ldmatrix, stmatrix, cp.async, ld/st.global, ld.shared, epilogue.store).
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "Lowerer.h"
+
+#include <algorithm>
+
+namespace cake::lower::detail {
+
+using namespace ex;
+
+namespace {
+
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------- ldmatrix / stmatrix
+
+void Lowerer::opLdmatrix(const sema::OpInfo& op, const ir::Stmt& s) {
+  auto dst = view(s.operands[0], op.operands[0]);
+  if (!dst)
+    return;
+  if (boolAttr(op, "trans", false)) {
+    unsupported("ldmatrix trans=true is not lowered yet");
+    return;
+  }
+  Slice src = slice(s.operands[1], op.operands[1]);
+  ExprRef lane = var(m_p, m_role.lane);
+  std::int64_t rows = dst->layout.rows;
+  if (dst->layout.kind != Layout::MmaA && dst->layout.kind != Layout::MmaB) {
+    unsupported("ldmatrix destinations must be mma.sync A or B fragments");
+    return;
+  }
+  bool isA = dst->layout.kind == Layout::MmaA;
+  // A (16x16 blocks): lanes 0-15 address rows 0-15 at k 0, lanes 16-31 the same rows at k 8,
+  // giving a0..a3. B (N x K): lane l addresses matrix l / 8 = (n half, k half) so that the
+  // four results are b0, b1 of n-tile 2p and b0, b1 of n-tile 2p + 1.
+  ExprRef rowInBlock = isA ? umod(lane, 16) : add(mul(udiv(lane, 16), i32(8)), umod(lane, 8));
+  ExprRef kOff = isA ? mul(udiv(lane, 16), i32(8)) : mul(umod(udiv(lane, 8), 2), i32(8));
+  repeat("blk", rows / 16, [&](ExprRef blk) {
+    ExprRef row = add(mul(blk, i32(16)), rowInBlock);
+    ExprRef off = swizzledOffset(src, {row, kOff});
+    auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+      if (isSlot(slot, 0, "regs"))
+        return viewRegs(*dst, mul(blk, i32(4)), 4, '=');
+      if (isSlot(slot, 1, "addr"))
+        return single(smemAddress(off));
+      return defaultBinding(op, slot);
+    };
+    emitTemplate(op, bind);
+  });
+}
+
+void Lowerer::opStmatrix(const sema::OpInfo& op, const ir::Stmt& s) {
+  auto src = view(s.operands[1], op.operands[1]);
+  if (!src)
+    return;
+  if (boolAttr(op, "trans", false) || src->layout.kind != Layout::WgmmaAcc ||
+      !is16Bit(src->dtype)) {
+    unsupported("stmatrix lowering stores 16-bit wgmma fragments without transpose");
+    return;
+  }
+  Slice dst = slice(s.operands[0], op.operands[0]);
+  ExprRef lane = var(m_p, m_role.lane);
+  ExprRef w = umod(var(m_p, m_role.warp), 4);
+  // Matrix m = lane / 8 of a 16x16 block: (rows 0-7 | 8-15) x (cols 0-7 | 8-15) in the order
+  // of the fragment registers (row half first), lane % 8 is the row inside the matrix.
+  ExprRef m = udiv(lane, 8);
+  ExprRef row = add(add(mul(w, i32(16)), mul(umod(m, 2), i32(8))), umod(lane, 8));
+  repeat("blk", src->layout.cols / 16, [&](ExprRef blk) {
+    ExprRef col = add(mul(blk, i32(16)), mul(udiv(m, 2), i32(8)));
+    ExprRef off = swizzledOffset(dst, {row, col});
+    auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+      if (isSlot(slot, 1, "regs"))
+        return viewRegs(*src, mul(blk, i32(4)), 4, 0);
+      if (isSlot(slot, 0, "addr"))
+        return single(smemAddress(off));
+      return defaultBinding(op, slot);
+    };
+    emitTemplate(op, bind);
+  });
+}
+
+// ---------------------------------------------------------------------------- cp.async
+
+void Lowerer::opCpAsync(const sema::OpInfo& op, const ir::Stmt& s) {
+  Slice dst = slice(s.operands[0], op.operands[0]);
+  Slice src = slice(s.operands[1], op.operands[1]);
+  const sema::BufferInfo& db = m_model.buffers[dst.buffer];
+  std::int64_t chunk = intAttr(op, "chunk", 16);
+  std::vector<std::int64_t> shape = dst.shape();
+  if (shape.size() != 2 || src.shape() != shape) {
+    unsupported("cp.async lowering copies 2-D tiles of equal shape");
+    return;
+  }
+  std::int64_t eb = elemBytes(db.dtype);
+  std::int64_t perRow = shape[1] * eb / chunk;
+  std::int64_t chunks = shape[0] * perRow;
+  std::int64_t threads = m_role.role->threads();
+  if (perRow == 0 || chunks % threads != 0) {
+    unsupported("cp.async lowering needs the tile's chunks to divide evenly over the role");
+    return;
+  }
+  // Thread i copies chunks i, i + T, ...: consecutive threads read consecutive 16 bytes.
+  repeat("c", chunks / threads, [&](ExprRef c) {
+    ExprRef id = add(mul(c, i32(threads)), var(m_p, m_role.tid));
+    ExprRef row = udiv(id, perRow);
+    ExprRef col = mul(umod(id, perRow), i32(chunk / eb));
+    ExprRef dOff = swizzledOffset(dst, {row, col});
+    auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+      Binding b;
+      if (slot.isOperand && slot.facet == "addr") {
+        AsmOperand a;
+        if (slot.index == 0) {
+          a.value = smemAddress(dOff);
+        } else {
+          a.constraint = 'l';
+          a.value = globalAddress(src, {row, col});
+        }
+        b.operands.push_back(a);
+        return b;
+      }
+      return defaultBinding(op, slot);
+    };
+    emitTemplate(op, bind);
+  });
+}
+
+// ---------------------------------------------------------------------------- ld/st global,
+// ld.shared
+
+void Lowerer::opGlobalAccess(const sema::OpInfo& op, const ir::Stmt& s, bool load) {
+  std::size_t regIdx = load ? 0 : 1, memIdx = load ? 1 : 0;
+  auto v = view(s.operands[regIdx], op.operands[regIdx]);
+  if (!v)
+    return;
+  Slice g = slice(s.operands[memIdx], op.operands[memIdx]);
+  std::vector<std::int64_t> shape = g.shape();
+  if (shape.size() != 1) {
+    unsupported("global loads and stores of register tiles take 1-D contiguous slices");
+    return;
+  }
+  const sema::BufferInfo& gb = m_model.buffers[g.buffer];
+  std::int64_t eb = elemBytes(gb.dtype);
+  if (elemBytes(v->dtype) != eb) {
+    unsupported("ld.global/st.global move elements without conversion (use cast)");
+    return;
+  }
+  // Alignment of the run start: what the index expressions guarantee, the parameter's 16 bytes.
+  std::int64_t align = 16;
+  {
+    const ir::Operand& o = s.operands[memIdx];
+    std::vector<std::int64_t> strides(gb.shape.size());
+    std::int64_t st = 1;
+    for (std::size_t d = gb.shape.size(); d-- > 0;) {
+      strides[d] = st;
+      st *= gb.shape[d];
+    }
+    std::size_t d = 0;
+    for (const ir::Index& idx : o.indices) {
+      if (idx.kind != ir::Index::Kind::Full && d < strides.size())
+        align = std::min<std::int64_t>(align, knownMultiple(*idx.start) * strides[d] * eb);
+      ++d;
+    }
+  }
+  std::int64_t runElems, runs;
+  ExprRef runStart; // element offset of run j, lambda below
+  bool warpVec = v->layout.kind == Layout::WarpVector;
+  if (v->layout.kind == Layout::Thread || v->layout.kind == Layout::Replicated) {
+    runElems = v->elements;
+    runs = 1;
+  } else if (warpVec) {
+    runElems = v->layout.run;
+    runs = v->elements / runElems;
+    align = std::min<std::int64_t>(align, runElems * eb);
+  } else {
+    unsupported("global loads and stores support thread vectors and warp vectors");
+    return;
+  }
+  std::int64_t runBytes = runElems * eb;
+  std::int64_t vec = std::min<std::int64_t>({16, runBytes, align});
+  if (vec < 4 || runBytes % vec != 0) {
+    unsupported("global accesses narrower than 4 bytes per instruction are not lowered");
+    return;
+  }
+  std::int64_t regsPerInstr = vec / 4;
+  std::int64_t perRun = runBytes / vec;
+  std::string cache = enumAttr(op, "cache");
+  std::string width = regsPerInstr == 4 ? ".v4" : regsPerInstr == 2 ? ".v2" : "";
+  repeat("j", runs, [&](ExprRef j) {
+    repeat("q", perRun, [&](ExprRef q) {
+      // Element (within the slice) and register of this instruction's first element.
+      ExprRef threadElem = add(mul(j, i32(runElems)), mul(q, i32(vec / eb)));
+      ExprRef sliceElem = threadElem;
+      if (warpVec)
+        sliceElem = add(mul(add(mul(j, i32(32)), var(m_p, m_role.lane)), i32(runElems)),
+                        mul(q, i32(vec / eb)));
+      ExprRef firstReg = udiv(mul(add(v->offset, threadElem), i32(eb)), 4);
+      auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+        Binding b;
+        if (slot.isOperand && slot.facet == "regs") {
+          b.output = load;
+          for (std::int64_t r = 0; r < regsPerInstr; ++r)
+            b.operands.push_back(regOperand(*v, add(firstReg, i32(r)), load ? '=' : 0));
+          for (AsmOperand& a : b.operands)
+            a.constraint = 'r';
+          return b;
+        }
+        if (slot.isOperand && slot.facet == "addr") {
+          AsmOperand a;
+          a.constraint = 'l';
+          a.value = globalAddress(g, {sliceElem});
+          b.operands.push_back(a);
+          return b;
+        }
+        return defaultBinding(op, slot);
+      };
+      std::string w = width;
+      auto rewrite = [w](std::string t) { return replaceAll(t, ".v4", w); };
+      if (m_p.vars[v->var].ty == Ty::F32) {
+        // f32 fragments move as raw 32-bit registers: 'f' operands of a .b32 access.
+        auto rw2 = [w](std::string t) {
+          t = replaceAll(t, ".v4", w);
+          return t;
+        };
+        emitTemplate(
+            op,
+            [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+              auto b = bind(slot);
+              if (b && slot.isOperand && slot.facet == "regs")
+                for (AsmOperand& a : b->operands)
+                  a.constraint = 'f';
+              return b;
+            },
+            {}, {}, {}, rw2);
+      } else {
+        emitTemplate(op, bind, {}, {}, {}, rewrite);
+      }
+    });
+  });
+}
+
+void Lowerer::opLdShared(const sema::OpInfo& op, const ir::Stmt& s) {
+  auto v = view(s.operands[0], op.operands[0]);
+  if (!v)
+    return;
+  Slice src = slice(s.operands[1], op.operands[1]);
+  const sema::BufferInfo& sb = m_model.buffers[src.buffer];
+  std::int64_t eb = elemBytes(sb.dtype);
+  if (src.shape().size() != 1 || elemBytes(v->dtype) != eb || eb != 4) {
+    unsupported("ld.shared lowering reads 1-D slices of 32-bit elements");
+    return;
+  }
+  auto emitRun = [&](ExprRef firstReg, ExprRef elemInSlice, std::int64_t regs) {
+    ExprRef off = swizzledOffset(src, {elemInSlice});
+    auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+      if (slot.isOperand && slot.facet == "regs")
+        return viewRegs(*v, firstReg, regs, '=');
+      if (slot.isOperand && slot.facet == "addr")
+        return single(smemAddress(off));
+      return defaultBinding(op, slot);
+    };
+    std::string w = regs == 4 ? ".v4" : regs == 2 ? ".v2" : "";
+    emitTemplate(op, bind, {}, {}, {}, [w](std::string t) { return replaceAll(t, ".v4", w); });
+  };
+  if (v->layout.kind == Layout::WgmmaCol) {
+    // Columns 8j + 2q, 8j + 2q + 1 of the accumulator: one 8-byte load per group of 8 columns.
+    ExprRef q = umod(var(m_p, m_role.lane), 4);
+    repeat("j", v->elements / 2,
+           [&](ExprRef j) { emitRun(mul(j, i32(2)), add(mul(j, i32(8)), mul(q, i32(2))), 2); });
+    return;
+  }
+  if (v->layout.kind == Layout::Thread || v->layout.kind == Layout::Replicated) {
+    std::int64_t n = v->elements;
+    repeat("j", n / 4, [&](ExprRef j) { emitRun(mul(j, i32(4)), mul(j, i32(4)), 4); });
+    for (std::int64_t r = n / 4 * 4; r < n; ++r)
+      emitRun(i32(r), i32(r), 1);
+    return;
+  }
+  unsupported("ld.shared lowering supports thread vectors and wgmma column vectors");
+}
+
+// ---------------------------------------------------------------------------- epilogue
+
+void Lowerer::opEpilogueStore(const sema::OpInfo& op, const ir::Stmt& s) {
+  auto src = view(s.operands[1], op.operands[1]);
+  if (!src)
+    return;
+  Slice dst = slice(s.operands[0], op.operands[0]);
+  const sema::BufferInfo& db = m_model.buffers[dst.buffer];
+  ir::DType dt = db.dtype;
+  std::vector<std::int64_t> shape = dst.shape();
+  ExprRef lane = var(m_p, m_role.lane);
+  ExprRef g = udiv(lane, 4), q = umod(lane, 4);
+  // Stores `count` consecutive elements of the thread (starting at element e) at (row, col).
+  auto storePairs = [&](ExprRef e, std::int64_t count, std::vector<ExprRef> at) {
+    std::vector<AsmOperand> ins;
+    AsmOperand addr;
+    addr.constraint = 'l';
+    addr.value = globalAddress(dst, at);
+    ins.push_back(addr);
+    std::int64_t regs = 0;
+    if (dt == src->dtype) {
+      regs = is16Bit(dt) ? count / 2 : count;
+      for (std::int64_t r = 0; r < regs; ++r) {
+        AsmOperand v = regOperand(*src, regIndex(*src, add(e, i32(is16Bit(dt) ? 2 * r : r))), 0);
+        ins.push_back(v);
+      }
+    } else if ((dt == ir::DType::BF16 || dt == ir::DType::F16) && src->dtype == ir::DType::F32) {
+      regs = count / 2;
+      for (std::int64_t r = 0; r < regs; ++r) {
+        AsmOperand v;
+        v.value =
+            call(dt == ir::DType::F16 ? "pack_f16x2" : "pack_bf16x2",
+                 {readElem(*src, add(e, i32(2 * r + 1))), readElem(*src, add(e, i32(2 * r)))});
+        ins.push_back(v);
+      }
+    } else {
+      unsupported("epilogue.store converts f32 to bf16/f16 or stores without conversion");
+      return;
+    }
+    std::string regsText;
+    for (std::int64_t r = 0; r < regs; ++r)
+      regsText += (r ? ", %" : "%") + std::to_string(r + 1);
+    std::string w = regs == 4 ? ".v4" : regs == 2 ? ".v2" : "";
+    asmStmt("st.global" + w + ".b32 [%0], " + (regs > 1 ? "{" + regsText + "}" : regsText) + ";",
+            {}, ins);
+  };
+  switch (src->layout.kind) {
+  case Layout::WgmmaAcc: {
+    if (shape.size() != 2 || ir::info(dt).bits * 2 % 32 != 0) {
+      unsupported("epilogue.store of a wgmma accumulator writes a 2-D tile");
+      return;
+    }
+    ExprRef w = umod(var(m_p, m_role.warp), 4);
+    repeat("j", src->elements / 4, [&](ExprRef j) {
+      for (std::int64_t h = 0; h < 2; ++h) {
+        ExprRef row = add(add(mul(w, i32(16)), g), i32(8 * h));
+        ExprRef col = add(mul(j, i32(8)), mul(q, i32(2)));
+        storePairs(add(mul(j, i32(4)), i32(2 * h)), 2, {row, col});
+      }
+    });
+    return;
+  }
+  case Layout::MmaAcc: {
+    std::int64_t nt = src->layout.cols / 8;
+    repeat("mi", src->layout.rows / 16, [&](ExprRef mi) {
+      repeat("ni", nt, [&](ExprRef ni) {
+        for (std::int64_t h = 0; h < 2; ++h) {
+          ExprRef row = add(add(mul(mi, i32(16)), g), i32(8 * h));
+          ExprRef col = add(mul(ni, i32(8)), mul(q, i32(2)));
+          storePairs(add(mul(add(mul(mi, i32(nt)), ni), i32(4)), i32(2 * h)), 2, {row, col});
+        }
+      });
+    });
+    return;
+  }
+  case Layout::WgmmaRow: {
+    if (shape.size() != 1 || ir::info(dt).bits != 32 || dt != src->dtype) {
+      unsupported("epilogue.store of a row vector writes 32-bit values without conversion");
+      return;
+    }
+    ExprRef w = umod(var(m_p, m_role.warp), 4);
+    ifThen(bin(Op::Eq, q, i32(0)), [&] {
+      for (std::int64_t h = 0; h < 2; ++h)
+        storePairs(i32(h), 1, {add(add(mul(w, i32(16)), g), i32(8 * h))});
+    });
+    return;
+  }
+  case Layout::TmemRows: {
+    std::int64_t perInstr = 16 / elemBytes(dt);
+    repeat("c", src->elements / perInstr, [&](ExprRef c) {
+      storePairs(mul(c, i32(perInstr)), perInstr, {lane, mul(c, i32(perInstr))});
+    });
+    return;
+  }
+  default:
+    unsupported("epilogue.store lowering supports wgmma, mma.sync and tcgen05.ld fragments");
+  }
+}
+
+} // namespace cake::lower::detail
