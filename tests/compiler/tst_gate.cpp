@@ -283,6 +283,35 @@ private Q_SLOTS:
     QVERIFY(current.pass());
   }
 
+  void summarizeGroupsDeltas() {
+    gate::GateReport current = smallReport();
+    gate::GateReport baseline = current;
+    findCase(baseline, "fp32")->observed.accepted = true;        // now refused: newly rejected
+    findCase(baseline, "gelu")->observed.accepted = false;       // now accepted: newly accepted
+    findCase(baseline, "gelu")->observed.codes = {"x"};          // changed findings
+    findCase(baseline, "blackwell")->observed.predictedUs = 1.0; // changed prediction
+    findCase(baseline, "blackwell")->observed.cuda = "sha256:0"; // changed code
+    gate::CaseReport extra = *findCase(baseline, "gelu");
+    extra.id = "a-gone";
+    baseline.cases.push_back(extra);
+    gate::compareWithBaseline(current, baseline);
+    gate::DeltaSummary s = gate::summarize(current.delta);
+    using V = std::vector<std::string>;
+    QCOMPARE(s.newlyAccepted, V{"gelu"});
+    QCOMPARE(s.newlyRejected, V{"fp32"});
+    QCOMPARE(s.changedFindings, V{"gelu"});
+    QCOMPARE(s.changedPredictions, V{"blackwell"});
+    QCOMPARE(s.changedCode, V{"blackwell"});
+    QCOMPARE(s.missingCases, V{"a-gone"});
+    QCOMPARE(s.newCases, V{});
+    baseline.cases.erase(baseline.cases.begin() +
+                         (findCase(baseline, "fp32") - baseline.cases.data()));
+    gate::compareWithBaseline(current, baseline);
+    s = gate::summarize(current.delta);
+    QCOMPARE(s.newCases, V{"fp32"});
+    QCOMPARE(s.newlyRejected, V{});
+  }
+
   void reportRoundTrips() {
     gate::GateReport r = smallReport();
     gate::GateReport base = r;

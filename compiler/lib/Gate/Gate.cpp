@@ -282,6 +282,27 @@ void compareWithBaseline(GateReport& current, const GateReport& baseline,
     d.accepted = accept.count(d.id) != 0;
 }
 
+DeltaSummary summarize(const std::vector<Delta>& delta) {
+  DeltaSummary s;
+  auto add = [](std::vector<std::string>& to, const std::string& id) {
+    if (to.empty() || to.back() != id) // deltas come sorted by id
+      to.push_back(id);
+  };
+  for (const Delta& d : delta) {
+    if (d.aspect == "case")
+      add(d.after == "\"missing\"" ? s.missingCases : s.newCases, d.id);
+    else if (d.aspect == "verdict")
+      add(d.after == "\"accepted\"" ? s.newlyAccepted : s.newlyRejected, d.id);
+    else if (d.aspect == "codes")
+      add(s.changedFindings, d.id);
+    else if (d.aspect == "prediction")
+      add(s.changedPredictions, d.id);
+    else
+      add(s.changedCode, d.id);
+  }
+  return s;
+}
+
 bool acceptChanges(GateReport& baseline, const GateReport& current,
                    const std::vector<std::string>& cases, const std::string& actor,
                    const std::string& comment, const GateRecorder& recorder, std::string& error,

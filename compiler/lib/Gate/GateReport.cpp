@@ -17,6 +17,7 @@ constexpr std::array<std::string_view, 3> kPtxasModes = {"off", "ran", "unavaila
 constexpr std::array<std::string_view, 8> kAspects = {"case",     "verdict", "codes", "prediction",
                                                       "metadata", "ptx",     "cuda",  "ptxas"};
 
+/// Writes a list of strings (codes or case ids).
 void writeCodes(json::Writer& w, const std::vector<std::string>& codes) {
   w.beginArray();
   for (const std::string& c : codes)
@@ -266,6 +267,23 @@ std::string toJson(const GateReport& report) {
   w.key("accepted_deltas").value(static_cast<std::uint64_t>(report.delta.size() - unexpected));
   w.key("unexpected_deltas").value(static_cast<std::uint64_t>(unexpected));
   w.key("pass").value(report.pass());
+  DeltaSummary groups = summarize(report.delta);
+  w.key("changes").beginObject();
+  w.key("newly_accepted");
+  writeCodes(w, groups.newlyAccepted);
+  w.key("newly_rejected");
+  writeCodes(w, groups.newlyRejected);
+  w.key("changed_findings");
+  writeCodes(w, groups.changedFindings);
+  w.key("changed_predictions");
+  writeCodes(w, groups.changedPredictions);
+  w.key("changed_code");
+  writeCodes(w, groups.changedCode);
+  w.key("missing_cases");
+  writeCodes(w, groups.missingCases);
+  w.key("new_cases");
+  writeCodes(w, groups.newCases);
+  w.endObject();
   w.endObject();
   w.endObject();
   return w.take() + "\n";

@@ -108,6 +108,18 @@ struct GateOptions {
   std::set<std::string> accept;
 };
 
+/// The deltas grouped as a reviewer reads them (the `gate` object of a proposal evaluation):
+/// case ids, sorted, each at most once per group.
+struct DeltaSummary {
+  std::vector<std::string> newlyAccepted;      ///< verdict refused → accepted
+  std::vector<std::string> newlyRejected;      ///< verdict accepted → refused
+  std::vector<std::string> changedFindings;    ///< finding codes
+  std::vector<std::string> changedPredictions; ///< predicted time
+  std::vector<std::string> changedCode;        ///< metadata, PTX, CUDA digest or ptxas verdict
+  std::vector<std::string> missingCases, newCases;
+};
+DeltaSummary summarize(const std::vector<Delta>& delta);
+
 /// Runs every case of `manifest` with `compiler` (immutable, shared by the workers). A case
 /// whose file cannot be read, or whose lowering fails, is an observation, never an exception.
 GateReport runGate(const driver::Compiler& compiler, const driver::Manifest& manifest,
