@@ -84,6 +84,14 @@ int cmdGate(const std::string& argv0, const std::vector<std::string>& all) {
     return usageError("gate", "--actor and --comment belong to --accept");
   }
 
+  std::string out = a.get("-o", a.get("--output"));
+  std::error_code ec;
+  if (!out.empty() && !baselinePath.empty() &&
+      (out == baselinePath || std::filesystem::equivalent(out, baselinePath, ec)))
+    // Writing this run over the baseline would accept every change without a record.
+    return usageError("gate", "-o would overwrite the baseline; accept a case's change with "
+                              "--accept CASE (a recorded act)");
+
   auto compiler = loadCompiler(argv0, a, format);
   if (!compiler)
     return 2;
@@ -123,7 +131,6 @@ int cmdGate(const std::string& argv0, const std::vector<std::string>& all) {
   if (baseline)
     gate::compareWithBaseline(report, *baseline);
 
-  std::string out = a.get("-o", a.get("--output"));
   std::string jsonText = gate::toJson(report);
   if (!out.empty()) {
     std::string error;

@@ -277,7 +277,7 @@ private Q_SLOTS:
     QCOMPARE(current.pass(), expected.isEmpty());
     QCOMPARE(current.unexpectedDeltas(), static_cast<std::size_t>(expected.size()));
 
-    // Named in GateOptions::accept: still listed, no longer a failure.
+    // Named in compareWithBaseline's accept: still listed, no longer a failure.
     gate::compareWithBaseline(current, *read, {"fp32", "gelu", "zz", "blackwell"});
     QCOMPARE(current.delta.size(), static_cast<std::size_t>(expected.size()));
     QVERIFY(current.pass());

@@ -63,7 +63,8 @@ struct Delta {
   /// "ptxas".
   std::string aspect;
   std::string before, after; ///< compact JSON values of the aspect
-  bool accepted = false;     ///< named in GateOptions::accept: reported, not a failure
+  bool accepted = false;     ///< its case is named in compareWithBaseline's `accept`: reported,
+                             ///< not a failure
 };
 
 /// One recorded `cake gate --accept` act.
@@ -104,8 +105,6 @@ struct GateOptions {
   bool ptxas = false;
   double ptxasTimeoutSeconds = 60;
   std::string cudaHome;
-  /// Case ids whose changes against the baseline are accepted (reported, not failures).
-  std::set<std::string> accept;
 };
 
 /// The deltas grouped as a reviewer reads them (the `gate` object of a proposal evaluation):
@@ -125,7 +124,9 @@ DeltaSummary summarize(const std::vector<Delta>& delta);
 GateReport runGate(const driver::Compiler& compiler, const driver::Manifest& manifest,
                    const GateOptions& options = {});
 
-/// Fills `current.delta` against `baseline` and carries its accept history over.
+/// Fills `current.delta` against `baseline` and carries its accept history over. The deltas of
+/// the cases named in `accept` are marked accepted: listed, not failing the gate (what a
+/// proposal's approval with explicitly accepted changes uses).
 void compareWithBaseline(GateReport& current, const GateReport& baseline,
                          const std::set<std::string>& accept = {});
 
