@@ -543,7 +543,9 @@ void printHelp(const std::string& topic) {
                  "  Checks every corpus case against its expectation (default: the bundled\n"
                  "  corpus/manifest.json). exit 1 when a case does not match.\n"},
       {"gate", "cake gate [--corpus DIR|MANIFEST] [--baseline REPORT] [-o REPORT]\n"
-               "          [--format text|json] [--ptxas] [--jobs N] [--timeout S] [--cuda-home DIR]\n"
+               "          [--format text|json] [--ptxas] [--jobs N] [--timeout S]\n"
+               "          [--cuda-home DIR] [--registry DIR] [--targets DIR] [--rules DIR]\n"
+               "          [--calibration DIR]\n"
                "cake gate --accept CASE... --baseline REPORT --actor NAME --comment TEXT\n"
                "  Runs every manifest case in parallel: check (verdict, finding codes), cost\n"
                "  (predicted us), lowering digests (SHA-256 of metadata, PTX of the LLVM path,\n"
