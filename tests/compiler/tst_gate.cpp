@@ -167,6 +167,28 @@ private Q_SLOTS:
     QCOMPARE(a, gate::toJson(smallReport()));
   }
 
+  void bundledCorpus() {
+    // Every bundled case matches its manifest, and 1 or 4 workers write the same report.
+    SourceManager sources;
+    DiagnosticEngine diags;
+    auto manifest = driver::loadManifest(CAKE_CORPUS_DIR, sources, diags);
+    QVERIFY(manifest);
+    QVERIFY(manifest->cases.size() >= 80);
+    gate::GateOptions one, four;
+    one.jobs = 1;
+    four.jobs = 4;
+    gate::GateReport a = gate::runGate(test::compiler(), *manifest, one);
+    gate::GateReport b = gate::runGate(test::compiler(), *manifest, four);
+    QCOMPARE(a.cases.size(), manifest->cases.size());
+    for (const gate::CaseReport& c : a.cases)
+      QVERIFY2(c.matched, (c.id + ": " + c.problem).c_str());
+    QCOMPARE(gate::toJson(a), gate::toJson(b));
+    std::size_t lowered = 0;
+    for (const gate::CaseReport& c : a.cases)
+      lowered += c.observed.ptx.rfind("sha256:", 0) == 0;
+    QVERIFY2(lowered >= 7, std::to_string(lowered).c_str()); // every sm_80/sm_90a positive case
+  }
+
   void mismatchesTheManifest_data() {
     QTest::addColumn<QString>("manifest");
     QTest::addColumn<QString>("problem");

@@ -102,7 +102,8 @@ CaseReport runCase(const driver::Compiler& compiler, const driver::Manifest& man
   std::string error;
   auto text = readFile(manifest.kernelPath(c), error, kMaxKernelBytes);
   if (!text) {
-    out.problem = "cannot read '" + manifest.kernelPath(c) + "': " + error;
+    // The manifest path, not the resolved one: reports stay independent of the corpus's place.
+    out.problem = "cannot read '" + c.path + "': " + error;
     return out;
   }
   driver::CheckResult r = compiler.check(c.path, std::move(*text));
