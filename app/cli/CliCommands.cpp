@@ -6,12 +6,12 @@
 #include "CliPrimitives.h"
 #include "CliSupport.h"
 #include "cake/Driver/Compiler.h"
+#include "cake/Driver/Manifest.h"
 #include "cake/Driver/Output.h"
 #include "cake/Driver/Reports.h"
 #include "cake/Driver/Sarif.h"
 #include "cake/IR/Printer.h"
 #include "cake/Parse/Parser.h"
-#include "cake/Support/JsonSchema.h"
 #include "cake/Support/StringUtil.h"
 
 #include <algorithm>
@@ -415,46 +415,6 @@ int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 // ------------------------------------------------------------------ corpus
-struct CorpusCase {
-  std::string id, path, workload;
-  bool accepted = true;
-  std::vector<std::string> codes;
-};
-
-/// Validates one workload contract file; returns false after printing located findings.
-bool checkWorkload(const std::string& path, SourceManager& sources, DiagnosticEngine& diags) {
-  std::string error;
-  auto text = readFile(path, error, 1u << 20);
-  if (!text) {
-    FileId f = sources.addBuffer(path, "");
-    diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read workload '" + path + "': " + error);
-    return false;
-  }
-  FileId f = sources.addBuffer(path, *text);
-  auto doc = json::parse(sources.text(f), f, diags);
-  if (!doc)
-    return false;
-  json::ObjectReader r(*doc, diags, "workload contract");
-  r.allow("$comment");
-  r.string("operator", true);
-  r.string("target", true);
-  r.field("shapes", json::Kind::Object, true);
-  r.field("dtypes", json::Kind::Object, true);
-  if (const json::Value* tol = r.field("tolerance", json::Kind::Object, true)) {
-    json::ObjectReader t(*tol, diags, "\"tolerance\"");
-    t.number("rtol", true);
-    t.number("atol", true);
-    t.finish();
-    if (!t.ok())
-      r.fail();
-  }
-  r.string("oracle", true);
-  r.stringList("references", true);
-  r.field("notes", json::Kind::String, false);
-  r.finish();
-  return r.ok();
-}
-
 int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help"});
   if (!a.error.empty())
@@ -463,56 +423,16 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
   int code = 0;
   if (!checkFormat("corpus", format, {"text", "json"}, code))
     return code;
-  std::string manifest = a.positional.empty()
-                             ? (std::filesystem::path(CAKE_CORPUS_DIR) / "manifest.json").string()
-                             : a.positional[0];
+  std::string manifestPath =
+      a.positional.empty() ? (std::filesystem::path(CAKE_CORPUS_DIR) / "manifest.json").string()
+                           : a.positional[0];
   auto compiler = loadCompiler(argv0, a, format);
   if (!compiler)
     return 2;
   SourceManager sources;
   DiagnosticEngine diags;
-  std::string error;
-  auto text = readFile(manifest, error, 4u << 20);
-  if (!text) {
-    std::fprintf(stderr, "cake: error: cannot read '%s': %s\n", manifest.c_str(), error.c_str());
-    return 2;
-  }
-  FileId mf = sources.addBuffer(manifest, *text);
-  std::vector<CorpusCase> cases;
-  auto base = std::filesystem::path(manifest).parent_path();
-  if (auto doc = json::parse(sources.text(mf), mf, diags)) {
-    json::ObjectReader r(*doc, diags, "corpus manifest");
-    r.allow("$comment");
-    if (const json::Value* list = r.field("cases", json::Kind::Array, true)) {
-      std::set<std::string> ids;
-      for (const json::Value& v : list->elements) {
-        json::ObjectReader c(v, diags, "corpus case");
-        CorpusCase cc;
-        cc.id = c.string("id", true).value_or("");
-        cc.path = c.string("path", true).value_or("");
-        cc.workload = c.string("workload", true).value_or("");
-        if (!cc.id.empty() && !ids.insert(cc.id).second)
-          diags.report(DiagId::DefDuplicate, v.get("id")->range,
-                       "case id '" + cc.id + "' is used twice");
-        if (const json::Value* e = c.field("expect", json::Kind::Object, true)) {
-          json::ObjectReader ex(*e, diags, "\"expect\"");
-          cc.accepted = ex.boolean("accepted", true).value_or(true);
-          cc.codes = ex.stringList("codes", true);
-          ex.finish();
-          if (!ex.ok())
-            c.fail();
-        }
-        c.finish();
-        if (c.ok()) {
-          if (!cc.workload.empty())
-            checkWorkload((base / cc.workload).string(), sources, diags);
-          cases.push_back(std::move(cc));
-        }
-      }
-    }
-    r.finish();
-  }
-  if (diags.hasBlocking()) {
+  auto manifest = driver::loadManifest(manifestPath, sources, diags);
+  if (!manifest) {
     for (const Diagnostic& d : diags.diagnostics())
       std::fputs(driver::renderText(d, sources).c_str(), stderr);
     return 2;
@@ -521,10 +441,11 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
   json::Writer w;
   w.beginObject();
   w.key("compiler_revision").value(compiler->revision());
-  w.key("manifest").value(manifest);
+  w.key("manifest").value(manifest->path);
   w.key("cases").beginArray();
-  for (const CorpusCase& c : cases) {
-    std::string path = (base / c.path).string();
+  for (const driver::CorpusCase& c : manifest->cases) {
+    std::string path = manifest->kernelPath(c);
+    std::string error;
     auto kernelText = readFile(path, error, kMaxInputBytes);
     std::vector<std::string> got;
     bool accepted = false;
@@ -534,18 +455,9 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
     } else {
       driver::CheckResult r = compiler->check(path, *kernelText);
       accepted = r.accepted;
-      std::set<std::string> expected(c.codes.begin(), c.codes.end());
-      for (const Diagnostic& d : r.diagnostics) {
+      for (const Diagnostic& d : r.diagnostics)
         got.push_back(d.code);
-        if (d.severity == Severity::Blocking && !expected.count(d.code) && problem.empty())
-          problem = "unexpected blocking finding [" + d.code + "] " + d.message;
-      }
-      for (const std::string& want : c.codes)
-        if (std::find(got.begin(), got.end(), want) == got.end() && problem.empty())
-          problem = "expected finding [" + want + "] not reported";
-      if (accepted != c.accepted && problem.empty())
-        problem = accepted ? "accepted, but the case expects a refusal"
-                           : "refused, but the case expects acceptance";
+      problem = driver::expectationProblem(c, accepted, r.diagnostics);
     }
     bool pass = problem.empty();
     allPass &= pass;
@@ -572,7 +484,7 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
   if (format == "json")
     std::cout << w.str() << "\n";
   else
-    std::printf("%zu case(s), %s\n", cases.size(), allPass ? "all pass" : "FAILURES");
+    std::printf("%zu case(s), %s\n", manifest->cases.size(), allPass ? "all pass" : "FAILURES");
   return allPass ? 0 : 1;
 }
 
@@ -630,6 +542,22 @@ void printHelp(const std::string& topic) {
       {"corpus", "cake corpus [MANIFEST] [--format text|json]\n"
                  "  Checks every corpus case against its expectation (default: the bundled\n"
                  "  corpus/manifest.json). exit 1 when a case does not match.\n"},
+      {"gate", "cake gate [--corpus DIR|MANIFEST] [--baseline REPORT] [-o REPORT]\n"
+               "          [--format text|json] [--ptxas] [--jobs N] [--timeout S]\n"
+               "          [--cuda-home DIR] [--registry DIR] [--targets DIR] [--rules DIR]\n"
+               "          [--calibration DIR]\n"
+               "cake gate --accept CASE... --baseline REPORT --actor NAME --comment TEXT\n"
+               "  Runs every manifest case in parallel: check (verdict, finding codes), cost\n"
+               "  (predicted us), lowering digests (SHA-256 of metadata, PTX of the LLVM path,\n"
+               "  CUDA) and, with --ptxas, ptxas's verdict. Each case is compared with its\n"
+               "  manifest expectation and, with --baseline, with the baseline report: the delta\n"
+               "  lists changed verdicts, findings, predictions (relative change > 1e-9) and\n"
+               "  code digests, and missing or new cases. -o writes the JSON report (a baseline).\n"
+               "  --accept rewrites the baseline entries of exactly the named cases from this\n"
+               "  run and records who and why in its accepted_changes; manifest expectations\n"
+               "  are never rewritten. See docs/corpus.md.\n"
+               "  exit: 0 pass, 1 a case does not match its manifest or an unaccepted change,\n"
+               "  2 usage, I/O or invalid manifest/baseline\n"},
       {"explain", "cake explain CODE [--format text|json]\n"
                   "  The rule behind a finding code: family, severity, analysis, documentation\n"
                   "  with a bad and a good example.\n"},
@@ -671,6 +599,7 @@ void printHelp(const std::string& topic) {
              "  primitives  list the primitive registry (data loaded at run time)\n"
              "  targets     list the exact targets and their facts\n"
              "  corpus      check the kernel corpus against its manifest\n"
+             "  gate        the corpus gate: every case checked, costed, lowered; deltas\n"
              "  rules       the rule registry: every finding code with its documentation\n"
              "  explain     the documentation of one finding code\n"
              "  trace       the verifier's event trace and barrier/resource summaries\n"
@@ -708,6 +637,8 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdTargets(argv0, args);
   if (cmd == "corpus")
     return cmdCorpus(argv0, args);
+  if (cmd == "gate")
+    return cmdGate(argv0, args);
   if (cmd == "explain")
     return cmdExplain(argv0, args);
   if (cmd == "rules")
@@ -720,7 +651,7 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdCalibrate(argv0, args);
   if (cmd == "lower")
     return cmdLower(argv0, args);
-  std::vector<std::string> commands{"check",   "fmt",   "primitives", "targets", "corpus",
+  std::vector<std::string> commands{"check",   "fmt",   "primitives", "targets", "corpus", "gate",
                                     "explain", "rules", "trace",   "cost",    "calibrate",
                                     "lower",   "version",    "help"};
   std::string msg = "unknown command '" + cmd + "'";

@@ -68,5 +68,6 @@ int cmdTrace(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCost(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdLower(const std::string& argv0, const std::vector<std::string>& args);
+int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
 
 } // namespace cake::cli

@@ -1,0 +1,46 @@
+// The corpus manifest (corpus/manifest.json): every case with its kernel, workload contract and
+// expected verdict, read with located findings, and the judgement of a check against it. Shared
+// by `cake corpus`, `cake gate` and the tests.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "cake/Driver/Compiler.h"
+#include "cake/Support/Diagnostic.h"
+#include "cake/Support/SourceManager.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cake::driver {
+
+/// One manifest case: the kernel (relative to the manifest's folder) and what a check must say.
+struct CorpusCase {
+  std::string id;
+  std::string path;               ///< as written, relative to the manifest's folder
+  std::string workload;           ///< workload contract, relative; empty when none
+  bool accepted = true;           ///< expected verdict
+  std::vector<std::string> codes; ///< findings the check must report
+};
+
+struct Manifest {
+  std::string path;    ///< the manifest file
+  std::string baseDir; ///< its folder; case paths are relative to it
+  std::vector<CorpusCase> cases;
+
+  /// The case's kernel file on disk.
+  std::string kernelPath(const CorpusCase& c) const;
+};
+
+/// Reads a manifest file, or `DIR/manifest.json` when `path` is a folder. Schema problems
+/// (missing or mistyped fields, duplicate ids, invalid workload contracts) are located def-*
+/// findings in `diags` (files registered in `sources`); nullopt when any is blocking.
+std::optional<Manifest> loadManifest(const std::string& path, SourceManager& sources,
+                                     DiagnosticEngine& diags);
+
+/// Why a check does not match the case's expectation; empty when it matches. A blocking finding
+/// the case does not list, a listed finding not reported, or the wrong verdict.
+std::string expectationProblem(const CorpusCase& c, bool accepted,
+                               const std::vector<Diagnostic>& findings);
+
+} // namespace cake::driver
