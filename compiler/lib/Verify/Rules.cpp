@@ -211,9 +211,10 @@ std::string_view toString(RuleKind kind) {
 }
 
 RuleSet RuleSet::load(const std::string& dir, const reg::Registry& registry,
-                      SourceManager& sources, DiagnosticEngine& diags) {
+                      SourceManager& sources, DiagnosticEngine& diags,
+                      const std::vector<OverlayFile>& overlay) {
   RuleSet set;
-  auto files = loadDataFiles(dir, "rule", true, 1u << 20, sources, diags);
+  auto files = loadDataFiles(dir, "rule", true, 1u << 20, sources, diags, overlay);
   if (!files)
     return set;
   for (const DataFile& file : *files) {
