@@ -51,7 +51,7 @@ std::string fixed(double v, int digits) {
 
 // ------------------------------------------------------------------ cost
 int cmdCost(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--calibration"},
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace", "--calibration"},
                      {"--no-hints", "--help"});
   if (!a.error.empty())
     return usageError("cost", a.error);
@@ -231,7 +231,7 @@ void printDiagnostics(DiagnosticEngine& diags, const SourceManager& sources) {
 
 int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1,
-                     {"--format", "--registry", "--targets", "--rules", "--calibration", "--target",
+                     {"--format", "--registry", "--targets", "--rules", "--workspace", "--calibration", "--target",
                       "-o", "--output"},
                      {"--help"});
   if (!a.error.empty())

@@ -13,7 +13,7 @@
 namespace cake::cli {
 
 int cmdRules(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--family", "--severity"},
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace", "--family", "--severity"},
                      {"--help"});
   if (!a.error.empty())
     return usageError("rules", a.error);
@@ -90,7 +90,7 @@ int cmdRules(const std::string& argv0, const std::vector<std::string>& all) {
 
 int cmdTrace(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1,
-                     {"--format", "--registry", "--targets", "--rules", "--tiles", "--max-events"},
+                     {"--format", "--registry", "--targets", "--rules", "--workspace", "--tiles", "--max-events"},
                      {"--help"});
   if (!a.error.empty())
     return usageError("trace", a.error);
@@ -138,7 +138,7 @@ int cmdTrace(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 int cmdExplain(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"}, {"--help"});
   if (!a.error.empty())
     return usageError("explain", a.error);
   if (a.positional.size() != 1)
