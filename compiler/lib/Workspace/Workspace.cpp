@@ -416,13 +416,6 @@ Status Workspace::endAct(bool began, Status result) {
   return result;
 }
 
-template <class T> Expected<T> Workspace::endAct(bool began, Expected<T> result) {
-  Status s = endAct(began, result ? Status::success() : Status(result.error()));
-  if (!s)
-    return s.error();
-  return result;
-}
-
 Status Workspace::atomically(const std::function<Status()>& body) {
   auto began = beginAct();
   if (!began)

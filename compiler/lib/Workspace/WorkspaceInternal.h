@@ -22,3 +22,15 @@ Status checkName(std::string_view name, std::string_view what);
 std::string overlayHash(const std::vector<WorkspaceFile>& sorted);
 
 } // namespace cake::ws::detail
+
+namespace cake::ws {
+
+// Defined here because every translation unit of the store ends acts with results.
+template <class T> Expected<T> Workspace::endAct(bool began, Expected<T> result) {
+  Status s = endAct(began, result ? Status::success() : Status(result.error()));
+  if (!s)
+    return s.error();
+  return result;
+}
+
+} // namespace cake::ws
