@@ -94,6 +94,8 @@ private slots:
   void invalidPaths_data();
   void invalidPaths();
   void actIsOneTransaction();
+  void nestedActFailureIsUndone();
+  void concurrentWriters();
   void immutableTables();
   void auditTamper_data();
   void auditTamper();
@@ -374,6 +376,75 @@ void TestWorkspace::actIsOneTransaction() {
   QCOMPARE(name(w.appendAudit("alice", "note", "s", "[1,").error().code), name(ErrorCode::InvalidArgument));
   QCOMPARE(*w.head(), 2);
   QCOMPARE(countAudit(w), 3);
+}
+
+void TestWorkspace::nestedActFailureIsUndone() {
+  QTemporaryDir dir;
+  Workspace w = create(dir);
+  // The inner act installs a revision and fails; the outer act ignores that and goes on.
+  QVERIFY(w.atomically([&]() -> Status {
+    Status inner = w.atomically([&]() -> Status {
+      if (auto r = w.installRevision({newPrimitive("ew.inner")}, "alice", "inner"); !r)
+        return r.error();
+      return Error{ErrorCode::InvalidArgument, "the inner act fails after writing"};
+    });
+    if (inner)
+      return Error{ErrorCode::Sqlite, "the inner act should have failed"};
+    if (auto r = w.installRevision({newPrimitive("ew.outer")}, "alice", "outer"); !r)
+      return r.error();
+    return Status::success();
+  }));
+  // Only the outer revision exists, as revision 2, with its audit entry right after init.
+  auto revisions = w.revisions();
+  QCOMPARE(revisions->size(), std::size_t(2));
+  QCOMPARE(revisions->back().reason, std::string("outer"));
+  QCOMPARE(revisions->back().id, 2);
+  QCOMPARE(w.overlayFiles(2)->at(0).path, std::string("elementwise/ew.outer.json"));
+  QCOMPARE(countAudit(w), 2);
+  auto report = w.verifyAudit();
+  QVERIFY2(report->ok, report->message.c_str());
+}
+
+void TestWorkspace::concurrentWriters() {
+  QTemporaryDir dir;
+  const std::string path = dir.path().toStdString();
+  { create(dir); }
+  constexpr int kWriters = 3, kActs = 15;
+  std::vector<pid_t> children;
+  for (int c = 0; c < kWriters; ++c) {
+    pid_t pid = fork();
+    QVERIFY(pid >= 0);
+    if (pid == 0) {
+      auto w = Workspace::open(path, OpenMode::MustExist);
+      if (!w)
+        _exit(3);
+      for (int n = 0; n < kActs; ++n) {
+        std::string name = "ew.c" + std::to_string(c) + "n" + std::to_string(n);
+        if (!w->installRevision({newPrimitive(name)}, "writer" + std::to_string(c), name))
+          _exit(4);
+        if (!w->appendAudit("writer" + std::to_string(c), "note", name, "{}"))
+          _exit(5);
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+             qPrintable(QStringLiteral("a writer failed (status %1)").arg(status)));
+  }
+  auto w = Workspace::open(path, OpenMode::MustExist);
+  QVERIFY(w);
+  QCOMPARE(w->revisions()->size(), std::size_t(1 + kWriters * kActs));
+  QCOMPARE(countAudit(*w), 1 + 2 * kWriters * kActs);
+  auto report = w->verifyAudit();
+  QVERIFY2(report->ok, report->message.c_str());
+  // Each revision's parent is the revision before it: no act read a stale head.
+  auto revisions = w->revisions();
+  for (std::size_t i = 1; i < revisions->size(); ++i)
+    QCOMPARE(revisions->at(i).parent, std::optional<std::int64_t>(revisions->at(i - 1).id));
 }
 
 void TestWorkspace::immutableTables() {

@@ -391,6 +391,10 @@ Status Workspace::migrate(bool created) {
 
 Expected<bool> Workspace::beginAct() {
   if (m_actDepth > 0) {
+    // A nested act is a savepoint: when it fails it is undone even if the caller goes on, so
+    // no act is ever half-applied (a revision row without its files or its audit entry).
+    if (Status s = m_db->exec("SAVEPOINT act" + std::to_string(m_actDepth)); !s)
+      return s.error();
     ++m_actDepth;
     return false;
   }
@@ -403,8 +407,14 @@ Expected<bool> Workspace::beginAct() {
 
 Status Workspace::endAct(bool began, Status result) {
   --m_actDepth;
-  if (!began)
+  if (!began) {
+    std::string name = "act" + std::to_string(m_actDepth);
+    if (!result)
+      (void)m_db->exec("ROLLBACK TO " + name);
+    if (Status s = m_db->exec("RELEASE " + name); !s && result)
+      return s;
     return result;
+  }
   if (result) {
     if (Status s = m_db->exec("COMMIT"); !s) {
       (void)m_db->exec("ROLLBACK");
@@ -420,9 +430,7 @@ Status Workspace::atomically(const std::function<Status()>& body) {
   auto began = beginAct();
   if (!began)
     return began.error();
-  Status result = body();
-  // A nested act that failed has not rolled back (only the outermost does); the error bubbles.
-  return endAct(*began, std::move(result));
+  return endAct(*began, body());
 }
 
 Expected<std::int64_t> Workspace::head() {

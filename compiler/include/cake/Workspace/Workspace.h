@@ -181,7 +181,8 @@ public:
   static std::span<const Migration> migrations();
 
   /// Runs `body` as one act: every act called inside joins its transaction, and an error
-  /// returned by `body` (or by the commit) rolls everything back. Nesting joins, too.
+  /// returned by `body` (or by the commit) rolls everything back. An act nested inside another
+  /// is a savepoint: when it fails, its own writes are undone even if `body` goes on.
   Status atomically(const std::function<Status()>& body);
 
   // --- Revisions of the approved overlay --------------------------------------------------
@@ -257,8 +258,9 @@ public:
 private:
   Workspace();
   Status migrate(bool created);
-  /// Joins the running act or begins one (`act` tells which, for commitOrRollback).
+  /// Begins an act: the transaction (true) or, inside a running act, a savepoint (false).
   Expected<bool> beginAct();
+  /// Ends the act begun by beginAct: commit or release on success, roll back otherwise.
   Status endAct(bool began, Status result);
   template <class T> Expected<T> endAct(bool began, Expected<T> result);
 
