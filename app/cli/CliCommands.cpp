@@ -179,8 +179,8 @@ std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const A
 // ------------------------------------------------------------------ check
 int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1,
-                     {"--format", "--registry", "--targets", "--rules", "--workspace", "--color", "--max-findings",
-                      "--max-text", "--stop-after"},
+                     {"--format", "--registry", "--targets", "--rules", "--workspace", "--color",
+                      "--max-findings", "--max-text", "--stop-after"},
                      {"--verify", "--verify-blocking", "--quiet", "--help"});
   if (!a.error.empty())
     return usageError("check", a.error);
@@ -355,8 +355,9 @@ int cmdFmt(const std::vector<std::string>& all) {
 
 // ------------------------------------------------------------------ targets
 int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace", "--calibration"},
-                     {"--help"});
+  Args a = parseArgs(
+      all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace", "--calibration"},
+      {"--help"});
   if (!a.error.empty())
     return usageError("targets", a.error);
   std::string format = a.get("--format", "text");
@@ -466,7 +467,8 @@ bool checkWorkload(const std::string& path, SourceManager& sources, DiagnosticEn
 }
 
 int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"}, {"--help"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"},
+                     {"--help"});
   if (!a.error.empty())
     return usageError("corpus", a.error);
   std::string format = a.get("--format", "text");
@@ -588,7 +590,8 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
 
 // ------------------------------------------------------------------ explain / version / help
 int cmdVersion(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"}, {"--help", "--version"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"},
+                     {"--help", "--version"});
   if (!a.error.empty())
     return usageError("version", a.error);
   std::string format = a.get("--format", "text");
@@ -619,17 +622,18 @@ int cmdVersion(const std::string& argv0, const std::vector<std::string>& all) {
 
 void printHelp(const std::string& topic) {
   static const std::map<std::string, std::string> help = {
-      {"check", "cake check FILE... [--format text|json|sarif] [--max-findings N] [--max-text N]\n"
-                "           [--verify | --verify-blocking] [--quiet] [--color auto|always|never]\n"
-                "           [--stop-after sema|verify] [--registry DIR] [--targets DIR] [--rules DIR]\n"
-                "           [--workspace WS]\n"
-                "  Parses, type-checks and verifies kernels ('-' reads standard input).\n"
-                "  --stop-after sema skip the verifier's analyses (parse and type check only)\n"
-                "  --max-findings N  keep the N most severe findings per file (JSON: omitted)\n"
-                "  --max-text N      cut messages to N characters (agent prompts)\n"
-                "  --verify          compare findings with '// expect: CODE' annotations\n"
-                "  --verify-blocking the same, but unannotated reports and hints are ignored\n"
-                "  exit: 0 no blocking finding, 1 blocking findings, 2 usage or I/O error\n"},
+      {"check",
+       "cake check FILE... [--format text|json|sarif] [--max-findings N] [--max-text N]\n"
+       "           [--verify | --verify-blocking] [--quiet] [--color auto|always|never]\n"
+       "           [--stop-after sema|verify] [--registry DIR] [--targets DIR] [--rules DIR]\n"
+       "           [--workspace WS]\n"
+       "  Parses, type-checks and verifies kernels ('-' reads standard input).\n"
+       "  --stop-after sema skip the verifier's analyses (parse and type check only)\n"
+       "  --max-findings N  keep the N most severe findings per file (JSON: omitted)\n"
+       "  --max-text N      cut messages to N characters (agent prompts)\n"
+       "  --verify          compare findings with '// expect: CODE' annotations\n"
+       "  --verify-blocking the same, but unannotated reports and hints are ignored\n"
+       "  exit: 0 no blocking finding, 1 blocking findings, 2 usage or I/O error\n"},
       {"fmt", "cake fmt FILE|- [--check] [-i|--in-place]\n"
               "  Prints the canonical form. --check exits 1 when a file is not canonical;\n"
               "  -i rewrites files atomically. Files with syntax errors are never written.\n"},
@@ -648,29 +652,32 @@ void printHelp(const std::string& topic) {
                 "  The barrier-protocol simulation of a kernel: per-role events (issue, arrive,\n"
                 "  expect_tx, complete_tx, wait with slot and phase), barrier and resource\n"
                 "  summaries; --format chrome writes Chrome/Perfetto trace JSON.\n"},
-      {"lower", "cake lower FILE --emit llvm|ptx|cuda|cubin|metadata [-o OUT] [--via llvm|cuda]\n"
-                "           [--cuda-compiler nvrtc|nvcc] [--format text|json] [-O N] [--no-debug-info]\n"
-                "           [--timeout S] [--cuda-home DIR] [--benchmark N]\n"
-                "  Lowers an accepted kernel. metadata: the derived tables (JSON); llvm/ptx: the\n"
-                "  in-process LLVM path (sm_80, sm_90a); cuda: CUDA C++ with inline PTX for every\n"
-                "  target; cubin: ptxas (--via llvm) or NVRTC/nvcc (--via cuda) with resource\n"
-                "  evidence judged against the IR. --benchmark N times the LLVM path against\n"
-                "  nvcc -ptx on the exported CUDA. exit: 0 ok, 1 findings, 2 usage or I/O error\n"},
+      {"lower",
+       "cake lower FILE --emit llvm|ptx|cuda|cubin|metadata [-o OUT] [--via llvm|cuda]\n"
+       "           [--cuda-compiler nvrtc|nvcc] [--format text|json] [-O N] [--no-debug-info]\n"
+       "           [--timeout S] [--cuda-home DIR] [--benchmark N]\n"
+       "  Lowers an accepted kernel. metadata: the derived tables (JSON); llvm/ptx: the\n"
+       "  in-process LLVM path (sm_80, sm_90a); cuda: CUDA C++ with inline PTX for every\n"
+       "  target; cubin: ptxas (--via llvm) or NVRTC/nvcc (--via cuda) with resource\n"
+       "  evidence judged against the IR. --benchmark N times the LLVM path against\n"
+       "  nvcc -ptx on the exported CUDA. exit: 0 ok, 1 findings, 2 usage or I/O error\n"},
       {"cost", "cake cost FILE [--format text|json] [--no-hints] [--calibration DIR]\n"
                "  Predicted kernel time with bounds, the bottleneck (memory-, tensor-, compute-,\n"
                "  latency/sync- or occupancy-bound) attributed to operations and roles, roofline\n"
                "  coordinates and hints naming the IR decision to change with its predicted gain.\n"
                "  Refuses kernels with blocking findings (exit 1). See docs/cost.md.\n"},
-      {"calibrate", "cake calibrate MEASUREMENTS.json [--target T] [-o FILE] [--format text|json]\n"
-                    "  Fits the cost model's parameters to measured runs ({\"kernel\", \"measured_us\",\n"
-                    "  \"problem\"?, \"consts\"?, \"stages\"?, \"schedule\"?}), reports rank correlation\n"
-                    "  and top-1 regret before/after, and writes the calibration file with -o.\n"},
+      {"calibrate",
+       "cake calibrate MEASUREMENTS.json [--target T] [-o FILE] [--format text|json]\n"
+       "  Fits the cost model's parameters to measured runs ({\"kernel\", \"measured_us\",\n"
+       "  \"problem\"?, \"consts\"?, \"stages\"?, \"schedule\"?}), reports rank correlation\n"
+       "  and top-1 regret before/after, and writes the calibration file with -o.\n"},
       {"rules", "cake rules [--format text|json|md] [--family F] [--severity S]\n"
                 "  Lists the rule registry loaded from compiler/rules/ (data).\n"},
-      {"workspace", "cake workspace init WS [--format text|json]\n"
-                    "  Creates the workspace directory WS with its store (WS/workspace.db, SQLite):\n"
-                    "  revision 1 (the built-in data, no overlay) and the first audit entry.\n"
-                    "  An existing workspace is left as it is. See docs/workspace.md.\n"},
+      {"workspace",
+       "cake workspace init WS [--format text|json]\n"
+       "  Creates the workspace directory WS with its store (WS/workspace.db, SQLite):\n"
+       "  revision 1 (the built-in data, no overlay) and the first audit entry.\n"
+       "  An existing workspace is left as it is. See docs/workspace.md.\n"},
       {"revisions", "cake revisions --workspace WS [--format text|json]\n"
                     "  Every revision of the approved overlay, oldest first: actor, reason, time,\n"
                     "  content hash and the files added (+), changed (~) and removed (-) against\n"
@@ -763,9 +770,9 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdRevision(argv0, args);
   if (cmd == "audit")
     return cmdAudit(argv0, args);
-  std::vector<std::string> commands{"check",   "fmt",   "primitives", "targets",   "corpus",
-                                    "explain", "rules", "trace",      "cost",      "calibrate",
-                                    "lower",   "workspace", "revisions", "revision", "audit",
+  std::vector<std::string> commands{"check",   "fmt",       "primitives", "targets",  "corpus",
+                                    "explain", "rules",     "trace",      "cost",     "calibrate",
+                                    "lower",   "workspace", "revisions",  "revision", "audit",
                                     "version", "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
@@ -780,7 +787,9 @@ std::unique_ptr<driver::Compiler> loadCompilerFor(const std::string& argv0,
                                                   std::vector<std::string>& names,
                                                   std::string& format, std::string& target,
                                                   int& exitCode) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace", "--target"}, {"--help"});
+  Args a = parseArgs(all, 1,
+                     {"--format", "--registry", "--targets", "--rules", "--workspace", "--target"},
+                     {"--help"});
   if (!a.error.empty()) {
     exitCode = usageError("primitives", a.error);
     return nullptr;

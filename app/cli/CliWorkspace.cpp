@@ -238,8 +238,7 @@ int cmdAudit(const std::string&, const std::vector<std::string>& all) {
       std::printf("%s\n", report->message.c_str());
     } else {
       std::printf("audit log BROKEN at entry %lld: %s\n",
-                  static_cast<long long>(report->firstBadSeq.value_or(0)),
-                  report->message.c_str());
+                  static_cast<long long>(report->firstBadSeq.value_or(0)), report->message.c_str());
     }
     return report->ok ? 0 : 1;
   }

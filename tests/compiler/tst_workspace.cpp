@@ -24,7 +24,9 @@ using namespace cake;
 using namespace cake::ws;
 
 // QCOMPARE on the store's enums, by their stable spelling.
-template <class E> QString name(E value) { return QString::fromUtf8(ws::toString(value).data()); }
+template <class E> QString name(E value) {
+  return QString::fromUtf8(ws::toString(value).data());
+}
 
 namespace {
 
@@ -247,8 +249,8 @@ void TestWorkspace::installAndChanges() {
   QTemporaryDir dir;
   Workspace w = create(dir);
   WorkspaceFile a = newPrimitive("ew.a"), b = newPrimitive("ew.b");
-  auto r2 = w.installRevision({b, a}, "alice", "add a and b", "proposal.approve",
-                              R"({"proposal":"x"})");
+  auto r2 =
+      w.installRevision({b, a}, "alice", "add a and b", "proposal.approve", R"({"proposal":"x"})");
   QVERIFY2(r2, r2 ? "" : r2.error().text().c_str());
   QCOMPARE(*r2, 2);
   QCOMPARE(*w.head(), 2);
@@ -370,10 +372,14 @@ void TestWorkspace::actIsOneTransaction() {
   QCOMPARE(countAudit(w), 3);
   // A duplicate file, a bad payload or a bad actor is refused before anything is written.
   WorkspaceFile d = newPrimitive("ew.d");
-  QCOMPARE(name(w.installRevision({d, d}, "alice", "twice").error().code), name(ErrorCode::InvalidArgument));
-  QCOMPARE(name(w.installRevision({d}, "alice", "r", "revision.install", "{not json").error().code), name(ErrorCode::InvalidArgument));
-  QCOMPARE(name(w.installRevision({d}, "", "no actor").error().code), name(ErrorCode::InvalidArgument));
-  QCOMPARE(name(w.appendAudit("alice", "note", "s", "[1,").error().code), name(ErrorCode::InvalidArgument));
+  QCOMPARE(name(w.installRevision({d, d}, "alice", "twice").error().code),
+           name(ErrorCode::InvalidArgument));
+  QCOMPARE(name(w.installRevision({d}, "alice", "r", "revision.install", "{not json").error().code),
+           name(ErrorCode::InvalidArgument));
+  QCOMPARE(name(w.installRevision({d}, "", "no actor").error().code),
+           name(ErrorCode::InvalidArgument));
+  QCOMPARE(name(w.appendAudit("alice", "note", "s", "[1,").error().code),
+           name(ErrorCode::InvalidArgument));
   QCOMPARE(*w.head(), 2);
   QCOMPARE(countAudit(w), 3);
 }
@@ -478,21 +484,20 @@ void TestWorkspace::auditTamper_data() {
                                 << "does not match its hash";
   QTest::newRow("time edited") << "UPDATE audit SET time = '2020-01-01T00:00:00.000Z' WHERE seq = 1"
                                << qint64(1) << "does not match its hash";
-  QTest::newRow("middle entry deleted") << "DELETE FROM audit WHERE seq = 3" << qint64(3)
-                                        << "is missing";
-  QTest::newRow("first entry deleted") << "DELETE FROM audit WHERE seq = 1" << qint64(1)
-                                       << "is missing";
-  QTest::newRow("last entry deleted") << "DELETE FROM audit WHERE seq = 4" << qint64(4)
-                                      << "removed from the end";
+  QTest::newRow("middle entry deleted")
+      << "DELETE FROM audit WHERE seq = 3" << qint64(3) << "is missing";
+  QTest::newRow("first entry deleted")
+      << "DELETE FROM audit WHERE seq = 1" << qint64(1) << "is missing";
+  QTest::newRow("last entry deleted")
+      << "DELETE FROM audit WHERE seq = 4" << qint64(4) << "removed from the end";
   QTest::newRow("link rewritten") << "UPDATE audit SET prev_hash = hash WHERE seq = 3" << qint64(3)
                                   << "does not link";
   QTest::newRow("file content swapped")
       << "UPDATE blobs SET content = content || ' ' WHERE sha256 IN (SELECT sha256 FROM "
          "revision_files WHERE revision = 3)"
       << qint64(3) << "does not match its sha256";
-  QTest::newRow("file removed from a revision")
-      << "DELETE FROM revision_files WHERE revision = 2" << qint64(2)
-      << "do not match its content hash";
+  QTest::newRow("file removed from a revision") << "DELETE FROM revision_files WHERE revision = 2"
+                                                << qint64(2) << "do not match its content hash";
   QTest::newRow("revision without audit entry")
       << "INSERT INTO revisions(id, parent, created_at, actor, reason, content_hash) SELECT 9, 3, "
          "created_at, actor, reason, content_hash FROM revisions WHERE id = 3"
@@ -522,8 +527,7 @@ void TestWorkspace::auditTamper() {
   QVERIFY(report);
   QVERIFY(!report->ok);
   QCOMPARE(report->firstBadSeq, std::optional<std::int64_t>(firstBad));
-  QVERIFY2(report->message.find(says.toStdString()) != std::string::npos,
-           report->message.c_str());
+  QVERIFY2(report->message.find(says.toStdString()) != std::string::npos, report->message.c_str());
 }
 
 void TestWorkspace::revert() {
@@ -566,8 +570,9 @@ void TestWorkspace::overlayChangesCheck() {
   auto builtin = driver::Compiler::load(paths);
   auto refused = builtin->check("k.cake", kernel);
   QVERIFY(!refused.accepted);
-  QVERIFY(test::codes(refused.diagnostics, *refused.sources).join(" ").contains(
-      "sem-unknown-primitive"));
+  QVERIFY(test::codes(refused.diagnostics, *refused.sources)
+              .join(" ")
+              .contains("sem-unknown-primitive"));
 
   QTemporaryDir dir;
   Workspace w = create(dir);
@@ -594,8 +599,10 @@ void TestWorkspace::overlayChangesCheck() {
            withOverlay->revision());
 
   // An overlay file with a built-in primitive's name replaces it.
-  WorkspaceFile replaced{FileKind::Primitive, "elementwise/ew.fill.json",
-                         builtinFile("compiler/primitives/elementwise/ew.fill.json"), {}};
+  WorkspaceFile replaced{FileKind::Primitive,
+                         "elementwise/ew.fill.json",
+                         builtinFile("compiler/primitives/elementwise/ew.fill.json"),
+                         {}};
   replaced.content.insert(replaced.content.find("\"summary\": \"") + 12, "Replaced. ");
   QVERIFY(w.installRevision({replaced}, "alice", "reworded ew.fill"));
   auto replacing = driver::Compiler::load(paths, *w.dataOverlay(*w.head()));
@@ -666,24 +673,28 @@ void TestWorkspace::proposals() {
   QVERIFY(!*w.proposal(sha256Hex("unknown")));
 
   // Refusals.
-  QCOMPARE(name(w.addVote(sha256Hex("unknown"), "bob", Decision::Approve, "").error().code), name(ErrorCode::UnknownProposal));
-  QCOMPARE(name(w.addEvaluation(p2.hash, 42, "{}", "cake").error().code), name(ErrorCode::UnknownRevision));
-  QCOMPARE(name(w.addEvaluation(p2.hash, 1, "{", "cake").error().code), name(ErrorCode::InvalidArgument));
+  QCOMPARE(name(w.addVote(sha256Hex("unknown"), "bob", Decision::Approve, "").error().code),
+           name(ErrorCode::UnknownProposal));
+  QCOMPARE(name(w.addEvaluation(p2.hash, 42, "{}", "cake").error().code),
+           name(ErrorCode::UnknownRevision));
+  QCOMPARE(name(w.addEvaluation(p2.hash, 1, "{", "cake").error().code),
+           name(ErrorCode::InvalidArgument));
   ProposalRecord badHash = p;
   badHash.hash = "ABC";
   QCOMPARE(name(w.registerProposal(badHash, "a1").error().code), name(ErrorCode::InvalidArgument));
   ProposalRecord badAuthor = p;
   badAuthor.hash = sha256Hex("v3");
   badAuthor.author = "not json";
-  QCOMPARE(name(w.registerProposal(badAuthor, "a1").error().code), name(ErrorCode::InvalidArgument));
+  QCOMPARE(name(w.registerProposal(badAuthor, "a1").error().code),
+           name(ErrorCode::InvalidArgument));
 
   auto log = w.auditLog();
   QStringList acts;
   for (const AuditEntry& a : *log)
     acts << QString::fromStdString(a.act);
-  QCOMPARE(acts, QStringList({"workspace.init", "proposal.submit", "proposal.evaluate",
-                              "proposal.state", "proposal.request-changes", "gate.accept",
-                              "proposal.submit"}));
+  QCOMPARE(acts,
+           QStringList({"workspace.init", "proposal.submit", "proposal.evaluate", "proposal.state",
+                        "proposal.request-changes", "gate.accept", "proposal.submit"}));
   QVERIFY(w.verifyAudit()->ok);
 }
 
@@ -707,7 +718,8 @@ void TestWorkspace::crashSafety() {
         int count = n % 3 + 1;
         std::vector<WorkspaceFile> files;
         for (int i = 0; i < count; ++i)
-          files.push_back({FileKind::Primitive, "p" + std::to_string(i) + ".json",
+          files.push_back({FileKind::Primitive,
+                           "p" + std::to_string(i) + ".json",
                            std::to_string(getpid()) + "/" + std::to_string(n) + "/" +
                                std::string(64 << 10, char('a' + i)),
                            {}});

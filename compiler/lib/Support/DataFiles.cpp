@@ -30,8 +30,9 @@ void applyOverlay(std::vector<DataFile>& files, const std::vector<OverlayFile>& 
     std::erase_if(files, [&](const DataFile& d) { return d.path.filename() == fileName; });
     files.push_back({fs::path(o.label), o.name, f});
   }
-  std::sort(files.begin(), files.end(),
-            [](const DataFile& a, const DataFile& b) { return fs::path(a.name) < fs::path(b.name); });
+  std::sort(files.begin(), files.end(), [](const DataFile& a, const DataFile& b) {
+    return fs::path(a.name) < fs::path(b.name);
+  });
 }
 
 std::optional<std::vector<DataFile>> loadDataFiles(const std::string& dir, std::string_view what,

@@ -236,8 +236,8 @@ std::unique_ptr<Target> TargetSet::parse(const std::string& path, FileId file,
   return t;
 }
 
-TargetSet TargetSet::load(const std::string& dir, SourceManager& sources,
-                          DiagnosticEngine& diags, const std::vector<OverlayFile>& overlay) {
+TargetSet TargetSet::load(const std::string& dir, SourceManager& sources, DiagnosticEngine& diags,
+                          const std::vector<OverlayFile>& overlay) {
   TargetSet set;
   auto files = loadDataFiles(dir, "target", false, 4u << 20, sources, diags, overlay);
   if (!files)
@@ -302,8 +302,7 @@ bool TargetSet::checkCalibration(const json::Value& doc, DiagnosticEngine& diags
 }
 
 void TargetSet::loadCalibrations(const std::string& dir, SourceManager& sources,
-                                 DiagnosticEngine& diags,
-                                 const std::vector<OverlayFile>& overlay) {
+                                 DiagnosticEngine& diags, const std::vector<OverlayFile>& overlay) {
   std::error_code ec;
   std::optional<std::vector<DataFile>> files;
   if (!dir.empty() && std::filesystem::is_directory(dir, ec)) {

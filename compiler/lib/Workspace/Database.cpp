@@ -76,12 +76,14 @@ Statement& Statement::operator=(Statement&& o) noexcept {
   return *this;
 }
 
-Statement::~Statement() { sqlite3_finalize(m_stmt); }
+Statement::~Statement() {
+  sqlite3_finalize(m_stmt);
+}
 
 Statement& Statement::bind(int index, std::string_view text) {
   // SQLITE_TRANSIENT: SQLite copies, so temporaries may be bound.
-  int rc = sqlite3_bind_text64(m_stmt, index, text.data(), text.size(), SQLITE_TRANSIENT,
-                               SQLITE_UTF8);
+  int rc =
+      sqlite3_bind_text64(m_stmt, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   if (rc != SQLITE_OK && !m_bindError)
     m_bindError = rc;
   return *this;
@@ -136,7 +138,9 @@ std::string Statement::text(int column) const {
            : std::string();
 }
 
-std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(m_stmt, column); }
+std::int64_t Statement::integer(int column) const {
+  return sqlite3_column_int64(m_stmt, column);
+}
 
 bool Statement::isNull(int column) const {
   return sqlite3_column_type(m_stmt, column) == SQLITE_NULL;
@@ -156,7 +160,9 @@ Expected<std::unique_ptr<Database>> Database::open(const std::string& path, bool
   return std::unique_ptr<Database>(new Database(db));
 }
 
-Database::~Database() { sqlite3_close_v2(m_db); }
+Database::~Database() {
+  sqlite3_close_v2(m_db);
+}
 
 Status Database::exec(std::string_view sql) {
   std::string owned(sql);

@@ -31,7 +31,9 @@ public:
   ~Statement();
 
   Statement& bind(int index, std::string_view text);
-  Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
+  Statement& bind(int index, const std::string& text) {
+    return bind(index, std::string_view(text));
+  }
   Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
   Statement& bind(int index, std::int64_t value);
   Statement& bindNull(int index);

@@ -123,7 +123,9 @@ constexpr Migration kMigrations[] = {
     {2, "proposals, evaluations, votes, gate acceptances", kSchema2},
 };
 
-Error invalid(std::string message) { return Error{ErrorCode::InvalidArgument, std::move(message)}; }
+Error invalid(std::string message) {
+  return Error{ErrorCode::InvalidArgument, std::move(message)};
+}
 
 /// Relative, '/'-separated, no empty, "." or ".." part, no backslash or control character,
 /// a ".json" name; targets and calibrations directly in their directory.
@@ -263,7 +265,9 @@ Workspace::Workspace(Workspace&&) noexcept = default;
 Workspace& Workspace::operator=(Workspace&&) noexcept = default;
 Workspace::~Workspace() = default;
 
-std::span<const Migration> Workspace::migrations() { return kMigrations; }
+std::span<const Migration> Workspace::migrations() {
+  return kMigrations;
+}
 
 Expected<Workspace> Workspace::open(const std::string& dir, OpenMode mode) {
   namespace fs = std::filesystem;
@@ -312,8 +316,9 @@ Expected<Workspace> Workspace::open(const std::string& dir, OpenMode mode) {
                  "'" + dbPath.string() + "' is an SQLite database but not a cake workspace"};
   if (fresh && mode == OpenMode::MustExist)
     return Error{ErrorCode::NotAWorkspace,
-                 "'" + dbPath.string() + "' is empty (an interrupted init?); run `cake workspace "
-                 "init` again"};
+                 "'" + dbPath.string() +
+                     "' is empty (an interrupted init?); run `cake workspace "
+                     "init` again"};
   const auto latest = static_cast<std::int64_t>(std::size(kMigrations));
   if (*version > latest)
     return Error{ErrorCode::TooNew, "'" + dbPath.string() + "' has schema version " +
@@ -681,7 +686,8 @@ Expected<std::int64_t> Workspace::revert(std::int64_t id, const std::string& act
       return files.error();
     json::Writer details(false);
     details.beginObject().key("reverted_to").value(id).key("comment").value(comment).endObject();
-    return installRevision(*files, actor, "revert to revision " + std::to_string(id) + ": " + comment,
+    return installRevision(*files, actor,
+                           "revert to revision " + std::to_string(id) + ": " + comment,
                            "revision.revert", details.str());
   };
   return endAct(*began, body());

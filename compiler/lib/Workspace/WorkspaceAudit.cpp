@@ -105,9 +105,8 @@ Expected<std::int64_t> Workspace::appendAudit(const std::string& actor, const st
     if (Status s = ins->run(); !s)
       return s.error();
     // The chain's head, kept apart from the log: removing the last entries shows as a mismatch.
-    auto meta = m_db->prepare(
-        "INSERT INTO meta(key, value) VALUES ('audit_head', ?1) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    auto meta = m_db->prepare("INSERT INTO meta(key, value) VALUES ('audit_head', ?1) "
+                              "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
     if (!meta)
       return meta.error();
     meta->bind(1, std::to_string(e.seq) + ":" + e.hash);
@@ -165,11 +164,11 @@ Expected<AuditReport> Workspace::verifyAudit() {
   std::map<std::int64_t, std::int64_t> creators; // revision -> seq
   for (const AuditEntry& e : *log) {
     if (e.seq != expected)
-      return fail(expected, "entry " + std::to_string(expected) +
-                                " is missing (the log jumps to " + std::to_string(e.seq) + ")");
+      return fail(expected, "entry " + std::to_string(expected) + " is missing (the log jumps to " +
+                                std::to_string(e.seq) + ")");
     if (e.prevHash != prev)
-      return fail(e.seq, "entry " + std::to_string(e.seq) +
-                             " does not link to the previous entry's hash");
+      return fail(e.seq,
+                  "entry " + std::to_string(e.seq) + " does not link to the previous entry's hash");
     if (auditEntryHash(e) != e.hash)
       return fail(e.seq, "entry " + std::to_string(e.seq) +
                              " does not match its hash (a field was changed)");
@@ -186,8 +185,8 @@ Expected<AuditReport> Workspace::verifyAudit() {
   if (!row)
     return row.error();
   std::string recorded = *row ? headRecord->text(0) : std::string();
-  std::string actual = log->empty() ? std::string()
-                                    : std::to_string(log->back().seq) + ":" + log->back().hash;
+  std::string actual =
+      log->empty() ? std::string() : std::to_string(log->back().seq) + ":" + log->back().hash;
   if (recorded != actual)
     return fail(after, "the log ends at '" + actual + "' but the last act recorded '" + recorded +
                            "' (entries were removed from the end)");
@@ -207,8 +206,8 @@ Expected<AuditReport> Workspace::verifyAudit() {
         return fail(it->second, "revision " + std::to_string(r.id) + ": file '" + f.path +
                                     "' does not match its sha256");
     if (detail::overlayHash(*files) != r.contentHash)
-      return fail(it->second, "revision " + std::to_string(r.id) +
-                                  ": its files do not match its content hash");
+      return fail(it->second,
+                  "revision " + std::to_string(r.id) + ": its files do not match its content hash");
   }
   if (creators.size() != revs->size())
     return fail(after, "an audit entry names a revision that does not exist");

@@ -14,7 +14,9 @@ using detail::Statement;
 
 namespace {
 
-Error invalid(std::string message) { return Error{ErrorCode::InvalidArgument, std::move(message)}; }
+Error invalid(std::string message) {
+  return Error{ErrorCode::InvalidArgument, std::move(message)};
+}
 
 /// A content hash: 64 lower-case hex digits.
 Status checkHash(const std::string& hash) {
@@ -79,9 +81,9 @@ std::string_view toString(ProposalState state) {
 }
 
 std::optional<ProposalState> proposalStateFromString(std::string_view text) {
-  for (ProposalState s : {ProposalState::New, ProposalState::Evaluated,
-                          ProposalState::ChangesRequested, ProposalState::Approved,
-                          ProposalState::Rejected, ProposalState::Stale})
+  for (ProposalState s :
+       {ProposalState::New, ProposalState::Evaluated, ProposalState::ChangesRequested,
+        ProposalState::Approved, ProposalState::Rejected, ProposalState::Stale})
     if (toString(s) == text)
       return s;
   return std::nullopt;
@@ -297,13 +299,14 @@ Expected<std::vector<Vote>> Workspace::votes(const std::string& hash) {
   if (stmt)
     stmt->bind(1, hash);
   return collect<Vote>(stmt, [](const Statement& s) {
-    return Vote{s.integer(0), s.text(1), s.text(2),
-                decisionFromString(s.text(3)).value_or(Decision::Comment), s.text(4), s.text(5)};
+    return Vote{s.integer(0), s.text(1),
+                s.text(2),    decisionFromString(s.text(3)).value_or(Decision::Comment),
+                s.text(4),    s.text(5)};
   });
 }
 
-Expected<std::int64_t> Workspace::acceptGateCase(const std::string& caseId,
-                                                 std::int64_t revision, const std::string& actor,
+Expected<std::int64_t> Workspace::acceptGateCase(const std::string& caseId, std::int64_t revision,
+                                                 const std::string& actor,
                                                  const std::string& comment,
                                                  const std::optional<std::string>& proposal) {
   if (Status s = detail::checkName(actor, "the actor"); !s)
@@ -349,21 +352,18 @@ Expected<std::int64_t> Workspace::acceptGateCase(const std::string& caseId,
   return endAct(*began, body());
 }
 
-Expected<std::vector<GateAcceptance>> Workspace::gateAcceptances(
-    std::optional<std::int64_t> revision) {
+Expected<std::vector<GateAcceptance>>
+Workspace::gateAcceptances(std::optional<std::int64_t> revision) {
   auto stmt = m_db->prepare("SELECT id, case_id, revision, actor, comment, proposal, created_at "
                             "FROM gate_acceptances" +
                             std::string(revision ? " WHERE revision = ?1" : "") + " ORDER BY id");
   if (stmt && revision)
     stmt->bind(1, *revision);
   return collect<GateAcceptance>(stmt, [](const Statement& s) {
-    return GateAcceptance{s.integer(0),
-                          s.text(1),
-                          s.integer(2),
-                          s.text(3),
-                          s.text(4),
-                          s.isNull(5) ? std::nullopt : std::optional<std::string>(s.text(5)),
-                          s.text(6)};
+    return GateAcceptance{
+        s.integer(0), s.text(1), s.integer(2),
+        s.text(3),    s.text(4), s.isNull(5) ? std::nullopt : std::optional<std::string>(s.text(5)),
+        s.text(6)};
   });
 }
 

@@ -80,9 +80,8 @@ public:
   /// implements and the constraint codes of `registry`: a reportable code without
   /// documentation, or a builtin rule nobody reports, is a def-* finding.
   /// `overlay` (a workspace's approved rules) replaces or adds files (applyOverlay).
-  static RuleSet load(const std::string& dir, const reg::Registry& registry,
-                      SourceManager& sources, DiagnosticEngine& diags,
-                      const std::vector<OverlayFile>& overlay = {});
+  static RuleSet load(const std::string& dir, const reg::Registry& registry, SourceManager& sources,
+                      DiagnosticEngine& diags, const std::vector<OverlayFile>& overlay = {});
 
   const Rule* find(std::string_view code) const;
   const std::vector<std::unique_ptr<Rule>>& all() const { return m_rules; }
