@@ -104,6 +104,7 @@ private slots:
   void revert();
   void overlayChangesCheck();
   void overlayDiagnosticsNameTheRevision();
+  void overlayLoaderLimits();
   void proposals();
   void crashSafety();
 };
@@ -631,6 +632,43 @@ void TestWorkspace::overlayDiagnosticsNameTheRevision() {
   QVERIFY2(files.contains("ws:rev2/primitives/elementwise/ew.broken.json"),
            qPrintable(files.join(", ")));
   QVERIFY2(files.contains("ws:rev2/targets/sm_90a.json"), qPrintable(files.join(", ")));
+}
+
+void TestWorkspace::overlayLoaderLimits() {
+  // The loaders guard the overlay by themselves (a workspace is not its only source).
+  SourceManager sources;
+  DiagnosticEngine diags;
+  std::vector<DataFile> files{{"/data/compute/x.json", "compute/x.json", 0},
+                              {"/data/a.json", "a.json", 0}};
+  std::vector<OverlayFile> overlay{
+      {"sub/sm_99.json", "ws:rev2/targets/sub/sm_99.json", "{}"},
+      {"big.json", "ws:rev2/targets/big.json", std::string(101, ' ')},
+      {"exact.json", "ws:rev2/targets/exact.json", std::string(100, ' ')},
+      {"elementwise/x.json", "ws:rev2/targets/elementwise/x.json", "{}"}};
+  applyOverlay(files, overlay, "target", true, 100, sources, diags);
+  // Recursive kind: the subdirectory file is taken; x.json replaces the built-in x.json.
+  QStringList names;
+  for (const DataFile& f : files)
+    names << QString::fromStdString(f.name + "=" + f.path.string());
+  QCOMPARE(names, QStringList({"a.json=/data/a.json",
+                               "elementwise/x.json=ws:rev2/targets/elementwise/x.json",
+                               "exact.json=ws:rev2/targets/exact.json",
+                               "sub/sm_99.json=ws:rev2/targets/sub/sm_99.json"}));
+  QCOMPARE(diags.diagnostics().size(), std::size_t(1));
+  QCOMPARE(diags.diagnostics()[0].message,
+           std::string("overlay target file 'ws:rev2/targets/big.json' is larger than 100 bytes"));
+  QCOMPARE(sources.name(diags.diagnostics()[0].range.file),
+           std::string("ws:rev2/targets/big.json"));
+
+  // Not recursive: a file in a subdirectory is refused.
+  std::vector<DataFile> flat;
+  DiagnosticEngine diags2;
+  applyOverlay(flat, {overlay[0]}, "target", false, 100, sources, diags2);
+  QVERIFY(flat.empty());
+  QCOMPARE(diags2.diagnostics().size(), std::size_t(1));
+  QCOMPARE(diags2.diagnostics()[0].code, std::string("def-io"));
+  QVERIFY(diags2.diagnostics()[0].message.find("must not lie in a subdirectory") !=
+          std::string::npos);
 }
 
 void TestWorkspace::proposals() {
