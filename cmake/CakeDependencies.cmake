@@ -53,6 +53,12 @@ if(CAKE_BUILD_TESTS AND NOT Python3_Interpreter_FOUND)
   cake_missing("python3 (runs lit)" "python3")
 endif()
 
+# The workspace store (revisions, audit log, proposals) is one SQLite database per workspace.
+find_package(SQLite3 QUIET)
+if(NOT SQLite3_FOUND)
+  cake_missing("SQLite 3 (the workspace store)" "libsqlite3-dev")
+endif()
+
 # The CUDA toolkit is not a Debian-main package here (NVIDIA's /usr/local/cuda). It is needed
 # by lowering evidence (ptxas, nvcc, NVRTC); the IR core works without it, so it is optional and
 # every tool that needs it reports its absence as a located finding.

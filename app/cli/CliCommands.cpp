@@ -130,7 +130,17 @@ std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const A
     paths.rules = a.get("--rules");
   if (a.options.count("--calibration"))
     paths.calibration = a.get("--calibration");
-  auto compiler = driver::Compiler::load(paths);
+  DataOverlay overlay;
+  if (a.options.count("--workspace")) {
+    // Built-in data plus the workspace's head revision (the approved overlay).
+    auto o = loadWorkspaceOverlay(a.get("--workspace"));
+    if (!o) {
+      printWorkspaceError(o.error(), format);
+      return nullptr;
+    }
+    overlay = std::move(*o);
+  }
+  auto compiler = driver::Compiler::load(paths, std::move(overlay));
   if (compiler->ok()) {
     // Reports (non-blocking) about the data still deserve to be seen.
     for (const Diagnostic& d : compiler->loadDiagnostics())
@@ -169,8 +179,8 @@ std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const A
 // ------------------------------------------------------------------ check
 int cmdCheck(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1,
-                     {"--format", "--registry", "--targets", "--rules", "--color", "--max-findings",
-                      "--max-text", "--stop-after"},
+                     {"--format", "--registry", "--targets", "--rules", "--workspace", "--color",
+                      "--max-findings", "--max-text", "--stop-after"},
                      {"--verify", "--verify-blocking", "--quiet", "--help"});
   if (!a.error.empty())
     return usageError("check", a.error);
@@ -345,8 +355,9 @@ int cmdFmt(const std::vector<std::string>& all) {
 
 // ------------------------------------------------------------------ targets
 int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--calibration"},
-                     {"--help"});
+  Args a = parseArgs(
+      all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace", "--calibration"},
+      {"--help"});
   if (!a.error.empty())
     return usageError("targets", a.error);
   std::string format = a.get("--format", "text");
@@ -416,7 +427,8 @@ int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
 
 // ------------------------------------------------------------------ corpus
 int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"},
+                     {"--help"});
   if (!a.error.empty())
     return usageError("corpus", a.error);
   std::string format = a.get("--format", "text");
@@ -490,7 +502,8 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
 
 // ------------------------------------------------------------------ explain / version / help
 int cmdVersion(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help", "--version"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"},
+                     {"--help", "--version"});
   if (!a.error.empty())
     return usageError("version", a.error);
   std::string format = a.get("--format", "text");
@@ -521,16 +534,18 @@ int cmdVersion(const std::string& argv0, const std::vector<std::string>& all) {
 
 void printHelp(const std::string& topic) {
   static const std::map<std::string, std::string> help = {
-      {"check", "cake check FILE... [--format text|json|sarif] [--max-findings N] [--max-text N]\n"
-                "           [--verify | --verify-blocking] [--quiet] [--color auto|always|never]\n"
-                "           [--stop-after sema|verify] [--registry DIR] [--targets DIR] [--rules DIR]\n"
-                "  Parses, type-checks and verifies kernels ('-' reads standard input).\n"
-                "  --stop-after sema skip the verifier's analyses (parse and type check only)\n"
-                "  --max-findings N  keep the N most severe findings per file (JSON: omitted)\n"
-                "  --max-text N      cut messages to N characters (agent prompts)\n"
-                "  --verify          compare findings with '// expect: CODE' annotations\n"
-                "  --verify-blocking the same, but unannotated reports and hints are ignored\n"
-                "  exit: 0 no blocking finding, 1 blocking findings, 2 usage or I/O error\n"},
+      {"check",
+       "cake check FILE... [--format text|json|sarif] [--max-findings N] [--max-text N]\n"
+       "           [--verify | --verify-blocking] [--quiet] [--color auto|always|never]\n"
+       "           [--stop-after sema|verify] [--registry DIR] [--targets DIR] [--rules DIR]\n"
+       "           [--workspace WS]\n"
+       "  Parses, type-checks and verifies kernels ('-' reads standard input).\n"
+       "  --stop-after sema skip the verifier's analyses (parse and type check only)\n"
+       "  --max-findings N  keep the N most severe findings per file (JSON: omitted)\n"
+       "  --max-text N      cut messages to N characters (agent prompts)\n"
+       "  --verify          compare findings with '// expect: CODE' annotations\n"
+       "  --verify-blocking the same, but unannotated reports and hints are ignored\n"
+       "  exit: 0 no blocking finding, 1 blocking findings, 2 usage or I/O error\n"},
       {"fmt", "cake fmt FILE|- [--check] [-i|--in-place]\n"
               "  Prints the canonical form. --check exits 1 when a file is not canonical;\n"
               "  -i rewrites files atomically. Files with syntax errors are never written.\n"},
@@ -565,25 +580,46 @@ void printHelp(const std::string& topic) {
                 "  The barrier-protocol simulation of a kernel: per-role events (issue, arrive,\n"
                 "  expect_tx, complete_tx, wait with slot and phase), barrier and resource\n"
                 "  summaries; --format chrome writes Chrome/Perfetto trace JSON.\n"},
-      {"lower", "cake lower FILE --emit llvm|ptx|cuda|cubin|metadata [-o OUT] [--via llvm|cuda]\n"
-                "           [--cuda-compiler nvrtc|nvcc] [--format text|json] [-O N] [--no-debug-info]\n"
-                "           [--timeout S] [--cuda-home DIR] [--benchmark N]\n"
-                "  Lowers an accepted kernel. metadata: the derived tables (JSON); llvm/ptx: the\n"
-                "  in-process LLVM path (sm_80, sm_90a); cuda: CUDA C++ with inline PTX for every\n"
-                "  target; cubin: ptxas (--via llvm) or NVRTC/nvcc (--via cuda) with resource\n"
-                "  evidence judged against the IR. --benchmark N times the LLVM path against\n"
-                "  nvcc -ptx on the exported CUDA. exit: 0 ok, 1 findings, 2 usage or I/O error\n"},
+      {"lower",
+       "cake lower FILE --emit llvm|ptx|cuda|cubin|metadata [-o OUT] [--via llvm|cuda]\n"
+       "           [--cuda-compiler nvrtc|nvcc] [--format text|json] [-O N] [--no-debug-info]\n"
+       "           [--timeout S] [--cuda-home DIR] [--benchmark N]\n"
+       "  Lowers an accepted kernel. metadata: the derived tables (JSON); llvm/ptx: the\n"
+       "  in-process LLVM path (sm_80, sm_90a); cuda: CUDA C++ with inline PTX for every\n"
+       "  target; cubin: ptxas (--via llvm) or NVRTC/nvcc (--via cuda) with resource\n"
+       "  evidence judged against the IR. --benchmark N times the LLVM path against\n"
+       "  nvcc -ptx on the exported CUDA. exit: 0 ok, 1 findings, 2 usage or I/O error\n"},
       {"cost", "cake cost FILE [--format text|json] [--no-hints] [--calibration DIR]\n"
                "  Predicted kernel time with bounds, the bottleneck (memory-, tensor-, compute-,\n"
                "  latency/sync- or occupancy-bound) attributed to operations and roles, roofline\n"
                "  coordinates and hints naming the IR decision to change with its predicted gain.\n"
                "  Refuses kernels with blocking findings (exit 1). See docs/cost.md.\n"},
-      {"calibrate", "cake calibrate MEASUREMENTS.json [--target T] [-o FILE] [--format text|json]\n"
-                    "  Fits the cost model's parameters to measured runs ({\"kernel\", \"measured_us\",\n"
-                    "  \"problem\"?, \"consts\"?, \"stages\"?, \"schedule\"?}), reports rank correlation\n"
-                    "  and top-1 regret before/after, and writes the calibration file with -o.\n"},
+      {"calibrate",
+       "cake calibrate MEASUREMENTS.json [--target T] [-o FILE] [--format text|json]\n"
+       "  Fits the cost model's parameters to measured runs ({\"kernel\", \"measured_us\",\n"
+       "  \"problem\"?, \"consts\"?, \"stages\"?, \"schedule\"?}), reports rank correlation\n"
+       "  and top-1 regret before/after, and writes the calibration file with -o.\n"},
       {"rules", "cake rules [--format text|json|md] [--family F] [--severity S]\n"
                 "  Lists the rule registry loaded from compiler/rules/ (data).\n"},
+      {"workspace",
+       "cake workspace init WS [--format text|json]\n"
+       "  Creates the workspace directory WS with its store (WS/workspace.db, SQLite):\n"
+       "  revision 1 (the built-in data, no overlay) and the first audit entry.\n"
+       "  An existing workspace is left as it is. See docs/workspace.md.\n"},
+      {"revisions", "cake revisions --workspace WS [--format text|json]\n"
+                    "  Every revision of the approved overlay, oldest first: actor, reason, time,\n"
+                    "  content hash and the files added (+), changed (~) and removed (-) against\n"
+                    "  its parent.\n"},
+      {"revision", "cake revision revert REV --workspace WS --reviewer NAME --comment TEXT\n"
+                   "           [--format text|json]\n"
+                   "  Installs the overlay of revision REV (3 or rev3) as a new revision; the\n"
+                   "  revert is recorded in the audit log. exit 2 when REV is unknown or already\n"
+                   "  the head's content.\n"},
+      {"audit", "cake audit verify --workspace WS [--format text|json]\n"
+                "cake audit log --workspace WS [--format text|json]\n"
+                "  verify: checks the hash chain of the audit log and that every revision was\n"
+                "  recorded; exit 0 intact, 1 with the first bad entry, 2 usage or store error.\n"
+                "  log: the entries (seq, time, actor, act, subject, payload, hashes).\n"},
       {"version", "cake --version | cake version [--format json]\n"
                   "  Version and compiler revision (hash of the primitive and target files).\n"},
   };
@@ -606,8 +642,14 @@ void printHelp(const std::string& topic) {
              "  cost        predicted time, bottleneck, roofline and hints of a kernel\n"
              "  calibrate   fit the cost model to measured runs\n"
              "  lower       lower a kernel to metadata, LLVM IR, PTX, CUDA C++ or a cubin\n"
+             "  workspace   create a workspace (the store of approved data and its audit log)\n"
+             "  revisions   the workspace's revisions and what each changed\n"
+             "  revision    revert the workspace to an earlier revision (a recorded act)\n"
+             "  audit       verify or print the workspace's tamper-evident audit log\n"
              "  version     version and compiler revision (also --version)\n"
-             "  help        this text, or 'cake help COMMAND'\n",
+             "  help        this text, or 'cake help COMMAND'\n\n"
+             "check, cost, lower, primitives, targets, rules, explain, trace, corpus and version\n"
+             "take --workspace WS: the built-in data plus the workspace's approved overlay.\n",
              stdout);
 }
 
@@ -651,9 +693,18 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdCalibrate(argv0, args);
   if (cmd == "lower")
     return cmdLower(argv0, args);
-  std::vector<std::string> commands{"check",   "fmt",   "primitives", "targets", "corpus", "gate",
-                                    "explain", "rules", "trace",   "cost",    "calibrate",
-                                    "lower",   "version",    "help"};
+  if (cmd == "workspace")
+    return cmdWorkspace(argv0, args);
+  if (cmd == "revisions")
+    return cmdRevisions(argv0, args);
+  if (cmd == "revision")
+    return cmdRevision(argv0, args);
+  if (cmd == "audit")
+    return cmdAudit(argv0, args);
+  std::vector<std::string> commands{"check",   "fmt",       "primitives", "targets",  "corpus",
+                                    "gate", "explain", "rules", "trace",      "cost",     "calibrate",
+                                    "lower",   "workspace", "revisions",  "revision", "audit",
+                                    "version", "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
     msg += "; did you mean '" + *guess + "'?";
@@ -667,7 +718,9 @@ std::unique_ptr<driver::Compiler> loadCompilerFor(const std::string& argv0,
                                                   std::vector<std::string>& names,
                                                   std::string& format, std::string& target,
                                                   int& exitCode) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--target"}, {"--help"});
+  Args a = parseArgs(all, 1,
+                     {"--format", "--registry", "--targets", "--rules", "--workspace", "--target"},
+                     {"--help"});
   if (!a.error.empty()) {
     exitCode = usageError("primitives", a.error);
     return nullptr;

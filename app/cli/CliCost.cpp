@@ -51,8 +51,9 @@ std::string fixed(double v, int digits) {
 
 // ------------------------------------------------------------------ cost
 int cmdCost(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--calibration"},
-                     {"--no-hints", "--help"});
+  Args a = parseArgs(
+      all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace", "--calibration"},
+      {"--no-hints", "--help"});
   if (!a.error.empty())
     return usageError("cost", a.error);
   std::string format = a.get("--format", "text");
@@ -231,8 +232,8 @@ void printDiagnostics(DiagnosticEngine& diags, const SourceManager& sources) {
 
 int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1,
-                     {"--format", "--registry", "--targets", "--rules", "--calibration", "--target",
-                      "-o", "--output"},
+                     {"--format", "--registry", "--targets", "--rules", "--workspace",
+                      "--calibration", "--target", "-o", "--output"},
                      {"--help"});
   if (!a.error.empty())
     return usageError("calibrate", a.error);

@@ -64,11 +64,11 @@ double median(std::vector<double> v) {
 } // namespace
 
 int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a =
-      parseArgs(all, 1,
-                {"--emit", "-o", "--output", "--via", "--cuda-compiler", "--format", "-O",
-                 "--timeout", "--benchmark", "--cuda-home", "--registry", "--targets", "--rules"},
-                {"--no-debug-info", "--help"});
+  Args a = parseArgs(all, 1,
+                     {"--emit", "-o", "--output", "--via", "--cuda-compiler", "--format", "-O",
+                      "--timeout", "--benchmark", "--cuda-home", "--registry", "--targets",
+                      "--rules", "--workspace"},
+                     {"--no-debug-info", "--help"});
   if (!a.error.empty())
     return usageError("lower", a.error);
   std::string emit = a.get("--emit");

@@ -13,8 +13,10 @@
 namespace cake::cli {
 
 int cmdRules(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--family", "--severity"},
-                     {"--help"});
+  Args a = parseArgs(
+      all, 1,
+      {"--format", "--registry", "--targets", "--rules", "--workspace", "--family", "--severity"},
+      {"--help"});
   if (!a.error.empty())
     return usageError("rules", a.error);
   std::string format = a.get("--format", "text");
@@ -89,9 +91,10 @@ int cmdRules(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 int cmdTrace(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1,
-                     {"--format", "--registry", "--targets", "--rules", "--tiles", "--max-events"},
-                     {"--help"});
+  Args a = parseArgs(
+      all, 1,
+      {"--format", "--registry", "--targets", "--rules", "--workspace", "--tiles", "--max-events"},
+      {"--help"});
   if (!a.error.empty())
     return usageError("trace", a.error);
   std::string format = a.get("--format", "json");
@@ -138,7 +141,8 @@ int cmdTrace(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 int cmdExplain(const std::string& argv0, const std::vector<std::string>& all) {
-  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules"}, {"--help"});
+  Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"},
+                     {"--help"});
   if (!a.error.empty())
     return usageError("explain", a.error);
   if (a.positional.size() != 1)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cake/Driver/Compiler.h"
+#include "cake/Workspace/Error.h"
 
 #include <initializer_list>
 #include <map>
@@ -42,6 +43,12 @@ bool checkFormat(const std::string& command, const std::string& format,
 std::unique_ptr<driver::Compiler> loadCompiler(const std::string& argv0, const Args& a,
                                                const std::string& format);
 
+/// The head revision's overlay of the workspace in `dir` (which must exist).
+ws::Expected<DataOverlay> loadWorkspaceOverlay(const std::string& dir);
+/// Prints a workspace error: "cake: ws-CODE: message" on standard error, and with `format`
+/// json also {"error": {"code", "message"}} on standard output.
+void printWorkspaceError(const ws::Error& error, const std::string& format);
+
 /// Writes `content` to `path` (created or truncated); false with `error` set when opening,
 /// writing or closing fails.
 bool writeFile(const std::string& path, const std::string& content, std::string& error);
@@ -69,5 +76,9 @@ int cmdCost(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdLower(const std::string& argv0, const std::vector<std::string>& args);
 int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
+int cmdWorkspace(const std::string& argv0, const std::vector<std::string>& args);
+int cmdRevisions(const std::string& argv0, const std::vector<std::string>& args);
+int cmdRevision(const std::string& argv0, const std::vector<std::string>& args);
+int cmdAudit(const std::string& argv0, const std::vector<std::string>& args);
 
 } // namespace cake::cli

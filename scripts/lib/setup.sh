@@ -30,6 +30,8 @@ CAKE_PACKAGES=(
   libqcustomplot-dev libqcustomplot2.1-qt6 libgraphviz-dev
   # LLVM 19 (NVPTX lowering; FileCheck and lit for the lit tests); zstd for LLVM's CMake config
   llvm-19-dev llvm-19-tools libzstd-dev
+  # the workspace store (SQLite C library)
+  libsqlite3-dev
   # headless GUI runs
   xvfb xauth
   # build tools

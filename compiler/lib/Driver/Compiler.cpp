@@ -33,17 +33,22 @@ DataPaths defaultDataPaths(const std::string& executablePath) {
 
 std::string Compiler::version() { return CAKE_VERSION; }
 
-std::unique_ptr<Compiler> Compiler::load(const DataPaths& paths) {
+std::unique_ptr<Compiler> Compiler::load(const DataPaths& paths, DataOverlay overlay) {
   std::unique_ptr<Compiler> c(new Compiler());
   c->m_paths = paths;
+  c->m_overlay = std::move(overlay);
+  const DataOverlay& o = c->m_overlay;
   DiagnosticEngine diags(1000);
-  c->m_targets = target::TargetSet::load(paths.targets, c->m_sources, diags);
-  c->m_targets.loadCalibrations(paths.calibration, c->m_sources, diags);
-  c->m_registry = reg::Registry::load(paths.primitives, c->m_targets, c->m_sources, diags);
+  c->m_targets = target::TargetSet::load(paths.targets, c->m_sources, diags, o.targets);
+  c->m_targets.loadCalibrations(paths.calibration, c->m_sources, diags, o.calibration);
+  c->m_registry =
+      reg::Registry::load(paths.primitives, c->m_targets, c->m_sources, diags, o.primitives);
   if (!paths.rules.empty())
-    c->m_rules = verify::RuleSet::load(paths.rules, c->m_registry, c->m_sources, diags);
+    c->m_rules = verify::RuleSet::load(paths.rules, c->m_registry, c->m_sources, diags, o.rules);
   c->m_loadDiagnostics = diags.take();
-  // The revision covers exactly the data the compiler runs with.
+  // The revision covers exactly the data the compiler runs with, overlay files included (they
+  // are among each set's sources, under their relative names: the same content gives the same
+  // revision whichever workspace revision holds it).
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [path, content] : c->m_targets.sources())
     files.emplace_back("targets/" + path, content);

@@ -781,9 +781,10 @@ std::unique_ptr<Primitive> Registry::parse(const std::string& path, FileId file,
 }
 
 Registry Registry::load(const std::string& dir, const target::TargetSet& targets,
-                        SourceManager& sources, DiagnosticEngine& diags) {
+                        SourceManager& sources, DiagnosticEngine& diags,
+                        const std::vector<OverlayFile>& overlay) {
   Registry reg;
-  auto files = loadDataFiles(dir, "primitive", true, 1u << 20, sources, diags);
+  auto files = loadDataFiles(dir, "primitive", true, 1u << 20, sources, diags, overlay);
   if (!files)
     return reg;
   for (const DataFile& file : *files) {

@@ -8,9 +8,37 @@
 
 namespace cake {
 
+void applyOverlay(std::vector<DataFile>& files, const std::vector<OverlayFile>& overlay,
+                  std::string_view what, bool recursive, std::size_t maxBytes,
+                  SourceManager& sources, DiagnosticEngine& diags) {
+  namespace fs = std::filesystem;
+  for (const OverlayFile& o : overlay) {
+    FileId f = sources.addBuffer(o.label, o.content);
+    if (o.content.size() > maxBytes) {
+      diags.report(DiagId::DefIo, {f, 0, 0},
+                   "overlay " + std::string(what) + " file '" + o.label + "' is larger than " +
+                       std::to_string(maxBytes) + " bytes");
+      continue;
+    }
+    if (!recursive && o.name.find('/') != std::string::npos) {
+      diags.report(DiagId::DefIo, {f, 0, 0},
+                   "overlay " + std::string(what) + " file '" + o.label +
+                       "' must not lie in a subdirectory");
+      continue;
+    }
+    std::string fileName = fs::path(o.name).filename().string();
+    std::erase_if(files, [&](const DataFile& d) { return d.path.filename() == fileName; });
+    files.push_back({fs::path(o.label), o.name, f});
+  }
+  std::sort(files.begin(), files.end(), [](const DataFile& a, const DataFile& b) {
+    return fs::path(a.name) < fs::path(b.name);
+  });
+}
+
 std::optional<std::vector<DataFile>> loadDataFiles(const std::string& dir, std::string_view what,
                                                    bool recursive, std::size_t maxBytes,
-                                                   SourceManager& sources, DiagnosticEngine& diags) {
+                                                   SourceManager& sources, DiagnosticEngine& diags,
+                                                   const std::vector<OverlayFile>& overlay) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
@@ -67,6 +95,8 @@ std::optional<std::vector<DataFile>> loadDataFiles(const std::string& dir, std::
     files.push_back({p, fs::relative(p, dir, rel).generic_string(),
                      sources.addBuffer(p.string(), std::move(*content))});
   }
+  if (!overlay.empty())
+    applyOverlay(files, overlay, what, recursive, maxBytes, sources, diags);
   return files;
 }
 

@@ -236,10 +236,10 @@ std::unique_ptr<Target> TargetSet::parse(const std::string& path, FileId file,
   return t;
 }
 
-TargetSet TargetSet::load(const std::string& dir, SourceManager& sources,
-                          DiagnosticEngine& diags) {
+TargetSet TargetSet::load(const std::string& dir, SourceManager& sources, DiagnosticEngine& diags,
+                          const std::vector<OverlayFile>& overlay) {
   TargetSet set;
-  auto files = loadDataFiles(dir, "target", false, 4u << 20, sources, diags);
+  auto files = loadDataFiles(dir, "target", false, 4u << 20, sources, diags, overlay);
   if (!files)
     return set;
   for (const DataFile& file : *files) {
@@ -302,11 +302,18 @@ bool TargetSet::checkCalibration(const json::Value& doc, DiagnosticEngine& diags
 }
 
 void TargetSet::loadCalibrations(const std::string& dir, SourceManager& sources,
-                                 DiagnosticEngine& diags) {
+                                 DiagnosticEngine& diags, const std::vector<OverlayFile>& overlay) {
   std::error_code ec;
-  if (dir.empty() || !std::filesystem::is_directory(dir, ec))
+  std::optional<std::vector<DataFile>> files;
+  if (!dir.empty() && std::filesystem::is_directory(dir, ec)) {
+    files = loadDataFiles(dir, "calibration", false, 4u << 20, sources, diags, overlay);
+  } else if (!overlay.empty()) {
+    // No built-in calibrations (nothing calibrated) but approved ones in the workspace.
+    files.emplace();
+    applyOverlay(*files, overlay, "calibration", false, 4u << 20, sources, diags);
+  } else {
     return; // nothing calibrated
-  auto files = loadDataFiles(dir, "calibration", false, 4u << 20, sources, diags);
+  }
   for (const DataFile& file : files ? *files : std::vector<DataFile>{}) {
     const std::filesystem::path& p = file.path;
     FileId f = file.file;

@@ -210,10 +210,10 @@ std::string_view toString(RuleKind kind) {
   return "?";
 }
 
-RuleSet RuleSet::load(const std::string& dir, const reg::Registry& registry,
-                      SourceManager& sources, DiagnosticEngine& diags) {
+RuleSet RuleSet::load(const std::string& dir, const reg::Registry& registry, SourceManager& sources,
+                      DiagnosticEngine& diags, const std::vector<OverlayFile>& overlay) {
   RuleSet set;
-  auto files = loadDataFiles(dir, "rule", true, 1u << 20, sources, diags);
+  auto files = loadDataFiles(dir, "rule", true, 1u << 20, sources, diags, overlay);
   if (!files)
     return set;
   for (const DataFile& file : *files) {

@@ -46,8 +46,10 @@ struct CheckResult {
 class Compiler {
 public:
   /// Loads targets then primitives. Definition problems are kept in loadDiagnostics(); the
-  /// compiler is usable only when ok().
-  static std::unique_ptr<Compiler> load(const DataPaths& paths);
+  /// compiler is usable only when ok(). `overlay` (a workspace's head revision, see
+  /// ws::Workspace::dataOverlay) is laid over the built-in files of each kind: a file with a
+  /// built-in file's name replaces it, the others add definitions.
+  static std::unique_ptr<Compiler> load(const DataPaths& paths, DataOverlay overlay = {});
 
   bool ok() const;
   const std::vector<Diagnostic>& loadDiagnostics() const { return m_loadDiagnostics; }
@@ -56,6 +58,8 @@ public:
   const target::TargetSet& targets() const { return m_targets; }
   const verify::RuleSet& rules() const { return m_rules; }
   const DataPaths& paths() const { return m_paths; }
+  /// The in-memory data laid over the built-in files (empty without a workspace).
+  const DataOverlay& overlay() const { return m_overlay; }
 
   /// Content hash of every data file (12 hex digits), the "compiler revision".
   const std::string& revision() const { return m_revision; }
@@ -69,6 +73,7 @@ public:
 private:
   Compiler() = default;
   DataPaths m_paths;
+  DataOverlay m_overlay;
   SourceManager m_sources;
   target::TargetSet m_targets;
   reg::Registry m_registry;

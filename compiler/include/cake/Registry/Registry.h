@@ -21,8 +21,10 @@ class Registry {
 public:
   /// Loads `dir/**/*.json` (sorted). A malformed definition gets located def-* findings and is
   /// left out; the others load. `targets` validates every target a primitive names.
+  /// `overlay` (a workspace's approved primitives) replaces or adds files (applyOverlay).
   static Registry load(const std::string& dir, const target::TargetSet& targets,
-                       SourceManager& sources, DiagnosticEngine& diags);
+                       SourceManager& sources, DiagnosticEngine& diags,
+                       const std::vector<OverlayFile>& overlay = {});
   /// Parses one primitive document (used by load and by tests).
   static std::unique_ptr<Primitive> parse(const std::string& path, FileId file,
                                           const target::TargetSet& targets,

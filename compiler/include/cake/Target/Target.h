@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cake/IR/Types.h"
+#include "cake/Support/DataFiles.h"
 #include "cake/Support/Diagnostic.h"
 #include "cake/Support/Json.h"
 
@@ -72,7 +73,9 @@ class TargetSet {
 public:
   /// Loads `dir/*.json` in name order. Malformed files produce located def-* findings and are
   /// skipped; the returned set holds the valid ones.
-  static TargetSet load(const std::string& dir, SourceManager& sources, DiagnosticEngine& diags);
+  /// `overlay` (a workspace's approved targets) replaces or adds files (applyOverlay).
+  static TargetSet load(const std::string& dir, SourceManager& sources, DiagnosticEngine& diags,
+                        const std::vector<OverlayFile>& overlay = {});
   /// Parses one target document (used by load and by tests).
   static std::unique_ptr<Target> parse(const std::string& path, FileId file,
                                        SourceManager& sources, DiagnosticEngine& diags);
@@ -85,8 +88,10 @@ public:
 
   /// Attaches the calibration files `dir/<target>.json` (cost-model parameters fitted by
   /// `cake calibrate`) to their targets. A missing directory means "nothing calibrated";
-  /// malformed files get located def-* findings and are not attached.
-  void loadCalibrations(const std::string& dir, SourceManager& sources, DiagnosticEngine& diags);
+  /// malformed files get located def-* findings and are not attached. `overlay` (a workspace's
+  /// approved calibrations) replaces or adds files (applyOverlay).
+  void loadCalibrations(const std::string& dir, SourceManager& sources, DiagnosticEngine& diags,
+                        const std::vector<OverlayFile>& overlay = {});
   /// The largest fit error a calibration may carry: predictions off by e^5 (about 150x) on
   /// average explain nothing, and the cost bounds (spread exp(2 * error)) would overflow.
   static constexpr double kMaxRmsLogError = 5.0;

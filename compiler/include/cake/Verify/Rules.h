@@ -79,8 +79,9 @@ public:
   /// Loads every rule file under `dir` and cross-checks them against the codes the compiler
   /// implements and the constraint codes of `registry`: a reportable code without
   /// documentation, or a builtin rule nobody reports, is a def-* finding.
-  static RuleSet load(const std::string& dir, const reg::Registry& registry,
-                      SourceManager& sources, DiagnosticEngine& diags);
+  /// `overlay` (a workspace's approved rules) replaces or adds files (applyOverlay).
+  static RuleSet load(const std::string& dir, const reg::Registry& registry, SourceManager& sources,
+                      DiagnosticEngine& diags, const std::vector<OverlayFile>& overlay = {});
 
   const Rule* find(std::string_view code) const;
   const std::vector<std::unique_ptr<Rule>>& all() const { return m_rules; }
