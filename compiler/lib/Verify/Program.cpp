@@ -359,6 +359,7 @@ private:
     step.role = static_cast<std::size_t>(m_role - m_model.roles.data());
     step.iteration = m_iteration;
     step.loopValues = m_loopValues;
+    step.operands.reserve(op.operands.size());
     for (std::size_t i = 0; i < op.primitive->attributes.size(); ++i) {
       if (op.primitive->attributes[i].type != reg::AttrType::Expr)
         continue;

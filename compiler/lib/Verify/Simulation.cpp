@@ -89,8 +89,9 @@ struct RoleState {
   std::int64_t ctaSyncs = 0;
   std::map<std::size_t, std::int64_t> namedSyncs;
   // Async groups of this role: open (not yet committed) and committed, oldest first.
-  std::map<std::string, std::vector<PendingAccess>> open;
-  std::map<std::string, std::deque<std::vector<PendingAccess>>> committed;
+  // Transparent comparators: a step's completion names its group inside a longer string.
+  std::map<std::string, std::vector<PendingAccess>, std::less<>> open;
+  std::map<std::string, std::deque<std::vector<PendingAccess>>, std::less<>> committed;
   /// The role's clock at its last tcgen05.fence_after: TMEM accesses of other roles it had
   /// observed by then are ordered before its later tcgen05 operations.
   Clock fenceAfter;
@@ -287,7 +288,7 @@ private:
     ++m_time;
     m_inst->execute(r, s, m_time);
     ++rs.clock[r];
-    record(TraceEvent::Kind::Issue, r, s, "", -1, -1, -1, 0);
+    record(TraceEvent::Kind::Issue, r, s, kNoBarrier, -1, -1, -1, 0);
     for (const reg::EffectDef& e : op.primitive->effects) {
       const StepOperand* so = operandOf(s, e);
       switch (e.kind) {
@@ -301,7 +302,7 @@ private:
         m_inst->wait(r, s, so->entityIndex, so->element);
         rs.lastSync = &s;
         m_lastWait[{so->entityIndex, so->element}] = {&s, es->phase - 1};
-        TraceEvent& ev = record(TraceEvent::Kind::Wait, r, s, m_model.barriers[so->entityIndex].name,
+        TraceEvent& ev = record(TraceEvent::Kind::Wait, r, s, so->entityIndex,
                                 so->element, es->phase - 1, quantity(e.parity, sctx, -1), 0);
         ev.start = rs.blocked ? rs.blockedSince : m_time;
         ev.cause = es->completeEvent;
@@ -319,9 +320,7 @@ private:
         join(rs.clock, it->second.joined);
         m_inst->syncPass(key, r);
         rs.lastSync = &s;
-        TraceEvent& ev = record(TraceEvent::Kind::Sync, r, s,
-                                key.first == SIZE_MAX ? "cta" : m_model.barriers[key.first].name,
-                                -1, -1, -1, 0);
+        TraceEvent& ev = record(TraceEvent::Kind::Sync, r, s, key.first, -1, -1, -1, 0);
         ev.start = it->second.firstArrival;
         if (key.first == SIZE_MAX)
           ++rs.ctaSyncs;
@@ -391,13 +390,10 @@ private:
           m_inst->release(r, s, so->entityIndex, so->element, agent,
                           agent == SIZE_MAX ? 0 : m_agentCount[agent]);
         }
-        record(kind, r, s, m_model.barriers[so->entityIndex].name, so->element, es->phase, -1,
+        record(kind, r, s, so->entityIndex, so->element, es->phase, -1,
                amount);
         if (es->remaining <= 0 && es->tx == 0) {
-          TraceEvent& done = record(TraceEvent::Kind::PhaseDone, r, s,
-                                    m_model.barriers[so->entityIndex].name, so->element,
-                                    es->phase, -1, 0);
-          (void)done;
+          record(TraceEvent::Kind::PhaseDone, r, s, so->entityIndex, so->element, es->phase, -1, 0);
           es->completeEvent = std::int64_t(m_ctx.result.trace.size()) - 1;
           es->completed = es->release;
           es->release.assign(m_width, 0);
@@ -474,7 +470,21 @@ private:
     return true;
   }
 
-  TraceEvent& record(TraceEvent::Kind kind, std::size_t r, const Step& s, std::string_view barrier,
+  /// record() of an event that names no barrier (SIZE_MAX names the CTA barrier).
+  static constexpr std::size_t kNoBarrier = SIZE_MAX - 1;
+
+  /// The trace's string id of a barrier name (SIZE_MAX: the CTA barrier), interned once.
+  std::uint32_t barrierText(std::size_t barrier) {
+    if (m_barrierText.empty())
+      m_barrierText.assign(m_model.barriers.size() + 1, UINT32_MAX);
+    std::uint32_t& id = m_barrierText[barrier == SIZE_MAX ? m_model.barriers.size() : barrier];
+    if (id == UINT32_MAX)
+      id = m_ctx.result.trace.intern(barrier == SIZE_MAX ? std::string_view("cta")
+                                                         : m_model.barriers[barrier].name);
+    return id;
+  }
+
+  TraceEvent& record(TraceEvent::Kind kind, std::size_t r, const Step& s, std::size_t barrier,
                      std::int64_t element, std::int64_t phase, std::int64_t parity,
                      std::int64_t amount) {
     TraceEvent ev;
@@ -483,7 +493,7 @@ private:
     ev.start = m_time;
     ev.role = static_cast<std::uint32_t>(r);
     ev.op = static_cast<std::uint32_t>(s.op);
-    ev.barrierText = barrier.empty() ? 0 : m_ctx.result.trace.intern(barrier);
+    ev.barrierText = barrier == kNoBarrier ? 0 : barrierText(barrier);
     ev.element = element;
     ev.phase = phase;
     ev.parity = parity;
@@ -582,7 +592,11 @@ private:
       checkTcgenFences(r, a);
     }
     if (e.completion.rfind("group:", 0) == 0) {
-      rs.open[e.completion.substr(6)].push_back({a, a.asyncProxy && !a.write});
+      std::string_view group = std::string_view(e.completion).substr(6);
+      auto open = rs.open.find(group);
+      if (open == rs.open.end())
+        open = rs.open.emplace(std::string(group), std::vector<PendingAccess>{}).first;
+      open->second.push_back({a, a.asyncProxy && !a.write});
       a.stamp = rs.clock[r];
       m_inst->issue(instance(a), a.asyncProxy && !a.write, rs.clock);
       return;
@@ -706,17 +720,16 @@ private:
   }
 
   static InstanceAccess instance(const Access& a) {
-    return {a.step, a.role, a.operand, a.write, a.asyncProxy, a.footprint, a.component, a.stamp,
+    return {a.step, a.role, a.operand, a.write, a.asyncProxy, &a.footprint, a.component, a.stamp,
             a.issued};
   }
 
-  void perform(Access a, bool asyncProxyRead) {
-    a.done = m_time;
+  void perform(const Access& a, bool asyncProxyRead) {
     const RoleState& rs = m_roles[a.role];
     // Group-completed reads were checked against proxy fences at their issue.
     m_inst->perform(instance(a), asyncProxyRead && a.issued == m_time, rs.clock);
     if (!m_model.buffers[a.footprint.buffer].pool.empty())
-      m_viewAccesses[a.footprint.buffer].push_back({a.write, a.issued, a.done, a.step, a.role});
+      m_viewAccesses[a.footprint.buffer].push_back({a.write, a.issued, m_time, a.step, a.role});
     // Proxy fences: an async-proxy read of data written through the generic proxy.
     // fence.proxy.async orders generic-proxy accesses of shared and global memory with the async
     // proxy; tensor-memory writes (tcgen05.st) reach tcgen05.mma through tcgen05.wait::st and
@@ -835,6 +848,7 @@ private:
                                  }),
                   history.end());
     history.push_back(a);
+    history.back().done = m_time;
   }
 
   struct TmemState {
@@ -1181,6 +1195,7 @@ private:
   std::unordered_map<std::uint64_t, std::uint32_t> m_contexts; ///< trace text per iteration
   std::map<std::size_t, std::vector<ViewAccess>> m_viewAccesses;
   std::optional<InstanceModel> m_inst;
+  std::vector<std::uint32_t> m_barrierText; ///< interned barrier names, last: "cta"
   std::uint64_t m_time = 0;
 };
 
