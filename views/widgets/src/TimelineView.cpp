@@ -110,7 +110,8 @@ public:
   void initialRange() {
     fitAll();
     const views::TimelineData* d = data();
-    if (d && d->endTime > kOpeningSteps) {
+    // A deadlock opens on the whole trace: the blocked waits at its end are the story.
+    if (d && d->endTime > kOpeningSteps && d->blocked.isEmpty()) {
       geo.setRange(-1, kOpeningSteps);
       update();
     }
@@ -119,7 +120,7 @@ public:
   void fitAll() {
     syncGeometry();
     const views::TimelineData* d = data();
-    double end = d ? std::max<double>(double(d->endTime), 8) : 100;
+    double end = d ? std::max<double>(total(*d), 8) : 100;
     geo.minSpan = 4;
     geo.maxSpan = end * 1.2 + 10;
     geo.setRange(-end * 0.01, end * 1.02);
@@ -128,7 +129,13 @@ public:
 
   void clampView() {
     if (const views::TimelineData* d = data())
-      geo.clampTo(double(d->endTime));
+      geo.clampTo(total(*d));
+  }
+
+  /// The time the view spans when fitted: on a deadlock, room after the last event for the
+  /// blocked waits' bars and their text (45% of the width).
+  static double total(const views::TimelineData& d) {
+    return d.blocked.isEmpty() ? double(d.endTime) : double(d.endTime) / 0.55;
   }
 
   QSize sizeHint() const override {
@@ -218,6 +225,7 @@ protected:
     }
     paintMarks(p, *d);
     paintFlows(p, *d);
+    paintBlocked(p, *d);
     paintFindings(p, *d);
     p.restore();
     paintOverview(p, *d);
@@ -364,15 +372,77 @@ protected:
     }
   }
 
+  /// Each blocked wait of a deadlock: a hatched bar from where its role stopped to the end of
+  /// the lane, a stop sign (filled on the root cause, hollow and dashed on a consequence), what
+  /// it waits for and the finding that explains it.
+  void paintBlocked(QPainter& p, const views::TimelineData& d) {
+    QFont bold = uiFont(10, true), plain = uiFont(10);
+    QFontMetrics fb(bold), fp(plain);
+    for (const views::TimelineBlocked& b : d.blocked) {
+      double x = std::max(geo.xOf(double(b.time)), geo.left - 2);
+      double right = geo.left + geo.width + 12;
+      if (x >= right)
+        continue;
+      QRectF bar(x, geo.laneTop(b.lane) + 2, right - x, geo.laneHeight - 4);
+      QColor c = b.rootCause ? views::severityColor(0) : QColor(0xb3, 0x5c, 0x00);
+      p.setPen(Qt::NoPen);
+      p.setBrush(QColor(c.red(), c.green(), c.blue(), b.rootCause ? 40 : 22));
+      p.drawRect(bar);
+      p.setBrush(QBrush(QColor(c.red(), c.green(), c.blue(), b.rootCause ? 90 : 60),
+                        b.rootCause ? Qt::FDiagPattern : Qt::BDiagPattern));
+      p.drawRect(bar);
+      p.setBrush(Qt::NoBrush);
+      p.setPen(QPen(c, b.rootCause ? 2.2 : 1.4, b.rootCause ? Qt::SolidLine : Qt::DashLine));
+      p.drawRect(bar.adjusted(1, 1, -1, -1));
+      double r = std::clamp(bar.height() / 2 - 5, 5.0, 10.0);
+      QPointF centre(x + r + 6, bar.center().y());
+      QPolygonF octagon;
+      for (int k = 0; k < 8; ++k)
+        octagon << centre + QPointF(r * std::cos(M_PI / 8 + k * M_PI / 4),
+                                    r * std::sin(M_PI / 8 + k * M_PI / 4));
+      p.setPen(QPen(b.rootCause ? QColor(Qt::white) : c, 1.5));
+      p.setBrush(b.rootCause ? c : QColor(Qt::white));
+      p.drawPolygon(octagon);
+      p.setPen(QPen(b.rootCause ? QColor(Qt::white) : c, 2.2));
+      p.drawLine(centre - QPointF(r * 0.5, 0), centre + QPointF(r * 0.5, 0));
+      // Two lines on a white plate: what the role waits for, then the cause and iteration.
+      QRectF area = bar.adjusted(2 * r + 14, 3, -8, -3);
+      if (area.width() < 40)
+        continue;
+      QString first = fb.elidedText(tr("blocked: %1").arg(b.what), Qt::ElideRight, int(area.width()));
+      QString second = fp.elidedText(
+          b.cause.isEmpty() ? b.context : tr("%1 · %2").arg(b.cause, b.context), Qt::ElideRight,
+          int(area.width()));
+      double h = fb.height() + fp.height();
+      QRectF plate(area.left() - 4, area.center().y() - h / 2 - 1,
+                   std::max(fb.horizontalAdvance(first), fp.horizontalAdvance(second)) + 8, h + 2);
+      p.setPen(Qt::NoPen);
+      p.setBrush(QColor(255, 255, 255, 225));
+      p.drawRoundedRect(plate, 3, 3);
+      p.setPen(c.darker(130));
+      p.setFont(bold);
+      p.drawText(QRectF(area.left(), plate.top() + 1, area.width(), fb.height()),
+                 Qt::AlignLeft | Qt::AlignVCenter, first);
+      p.setFont(plain);
+      p.setPen(QColor(0x3a, 0x40, 0x48));
+      p.drawText(QRectF(area.left(), plate.top() + 1 + fb.height(), area.width(), fp.height()),
+                 Qt::AlignLeft | Qt::AlignVCenter, second);
+    }
+  }
+
   void paintFindings(QPainter& p, const views::TimelineData& d) {
     QFont f = uiFont(10, true);
     p.setFont(f);
     QFontMetrics fm(f);
+    QSet<int> blockedLanes;
+    for (const views::TimelineBlocked& b : d.blocked)
+      blockedLanes.insert(b.lane);
     for (const views::TimelineFinding& fi : d.findings) {
       double x = geo.xOf(double(fi.time));
       double top = geo.laneTop(fi.lane);
       QColor c = views::severityColor(fi.severity);
-      if (fi.blocked) {
+      // A lane with a blocked wait shows it (paintBlocked) instead of a bare "blocked here".
+      if (fi.blocked && !blockedLanes.contains(fi.lane)) {
         QRectF bar(x, top + 2, std::max(30.0, geo.width + geo.left - x), geo.laneHeight - 4);
         p.setPen(Qt::NoPen);
         p.setBrush(QColor(c.red(), c.green(), c.blue(), 40));
@@ -513,6 +583,8 @@ protected:
     views::TimelineHit hit = views::hitTest(*d, geo, e->position());
     if (hit.finding >= 0)
       m_owner->m_selection->selectFinding(d->findings[hit.finding].finding, views::SelectionOrigin::Timeline);
+    else if (hit.blocked >= 0 && d->blocked[hit.blocked].finding >= 0)
+      m_owner->m_selection->selectFinding(d->blocked[hit.blocked].finding, views::SelectionOrigin::Timeline);
     else if (hit.block >= 0)
       m_owner->m_selection->selectEvent(d->blocks[hit.block].event, views::SelectionOrigin::Timeline);
     else if (hit.mark >= 0)
@@ -528,7 +600,10 @@ protected:
         views::TimelineHit hit = views::hitTest(*d, geo, help->pos());
         if (hit.finding >= 0)
           text = d->findings[hit.finding].text;
-        else if (hit.block >= 0) {
+        else if (hit.blocked >= 0) {
+          const views::TimelineBlocked& b = d->blocked[hit.blocked];
+          text = QStringLiteral("%1\n%2 · line %3").arg(b.label, b.context).arg(b.line);
+        } else if (hit.block >= 0) {
           const views::TimelineBlock& b = d->blocks[hit.block];
           text = QStringLiteral("%1\n%2 · steps %3..%4").arg(b.label, b.context).arg(b.start).arg(b.end);
           if (b.op >= 0 && m_owner->m_snapshot)
@@ -611,7 +686,7 @@ void TimelineView::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
                     .arg(d->endTime)
                     .arg(d->tilesAnalysed);
     if (d->deadlock)
-      s += tr(" · deadlock");
+      s += tr(" · deadlock: %1 role(s) blocked").arg(d->blocked.size());
     if (!d->findings.isEmpty())
       s += tr(" · %1 finding mark(s)").arg(d->findings.size());
     m_status->setText(s);
