@@ -6,6 +6,7 @@
 
 #include "cake/Registry/DefExpr.h"
 #include "cake/Sema/KernelModel.h"
+#include "cake/Support/SharedList.h"
 
 #include <array>
 #include <cstdint>
@@ -93,7 +94,7 @@ struct Step {
   /// when the operation has no run-time attribute (its static values apply).
   std::vector<reg::DefValue> attributes;
   /// (loop index, value) from the outermost enclosing loop inwards; tile loops give the tile.
-  std::vector<std::pair<std::size_t, std::int64_t>> loopValues;
+  SharedList<std::pair<std::size_t, std::int64_t>> loopValues;
   /// Issuing instances per execution (threads, warps, warpgroups or 1).
   std::int64_t instances = 1;
 };
