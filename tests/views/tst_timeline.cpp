@@ -265,13 +265,15 @@ private Q_SLOTS:
       QVERIFY2(b.label.startsWith(QStringLiteral("blocked: waits ")), qPrintable(b.label));
       QVERIFY2(b.label.contains(QStringLiteral("line %1 [%2]").arg(b.causeLine).arg(b.code)),
                qPrintable(b.label));
-      QVERIFY2(b.label.contains(b.rootCause ? "root cause" : "consequence of"), qPrintable(b.label));
+      QVERIFY2(b.label.contains(b.rootCause ? "root cause" : "consequence of"),
+               qPrintable(b.label));
       if (b.phase >= 0)
         QVERIFY2(b.label.contains(QStringLiteral("phase %1 of %2").arg(b.phase).arg(b.barrier)),
                  qPrintable(b.label));
       // It refers to the finding it names, and sits after the role's last block.
       QVERIFY(b.finding >= 0 && b.finding < int(snap->result.diagnostics.size()));
-      QCOMPARE(QString::fromStdString(snap->result.diagnostics[std::size_t(b.finding)].code), b.code);
+      QCOMPARE(QString::fromStdString(snap->result.diagnostics[std::size_t(b.finding)].code),
+               b.code);
       int last = t.laneStart[b.lane + 1] - 1;
       QVERIFY(last >= t.laneStart[b.lane]);
       QCOMPARE(b.time, t.blocks[last].end);
@@ -282,8 +284,10 @@ private Q_SLOTS:
     g.setRange(0, double(t.endTime) * 2);
     for (int i = 0; i < t.blocked.size(); ++i) {
       const views::TimelineBlocked& b = t.blocked[i];
-      QCOMPARE(views::hitTest(t, g, {g.xOf(double(b.time)) + 5, g.laneCenter(b.lane) + 4}).blocked, i);
-      QCOMPARE(views::hitTest(t, g, {g.xOf(double(b.time)) - 5, g.laneCenter(b.lane) + 4}).blocked, -1);
+      QCOMPARE(views::hitTest(t, g, {g.xOf(double(b.time)) + 5, g.laneCenter(b.lane) + 4}).blocked,
+               i);
+      QCOMPARE(views::hitTest(t, g, {g.xOf(double(b.time)) - 5, g.laneCenter(b.lane) + 4}).blocked,
+               -1);
     }
   }
 

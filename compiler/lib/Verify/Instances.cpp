@@ -126,7 +126,9 @@ void InstanceModel::rendezvous(std::size_t role, std::size_t first, std::size_t 
   std::size_t end = std::min(clocks.size(), first + count);
   if (first >= end)
     return;
-  auto inside = [&](std::size_t g) { return 4 * g >= first && std::min(4 * g + 4, clocks.size()) <= end; };
+  auto inside = [&](std::size_t g) {
+    return 4 * g >= first && std::min(4 * g + 4, clocks.size()) <= end;
+  };
   // One warpgroup already in step: nothing to join.
   if (first % 4 == 0 && end == std::min(first + 4, clocks.size()) && synced[first / 4])
     return;

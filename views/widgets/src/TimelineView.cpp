@@ -409,10 +409,11 @@ protected:
       QRectF area = bar.adjusted(2 * r + 14, 3, -8, -3);
       if (area.width() < 40)
         continue;
-      QString first = fb.elidedText(tr("blocked: %1").arg(b.what), Qt::ElideRight, int(area.width()));
-      QString second = fp.elidedText(
-          b.cause.isEmpty() ? b.context : tr("%1 · %2").arg(b.cause, b.context), Qt::ElideRight,
-          int(area.width()));
+      QString first =
+          fb.elidedText(tr("blocked: %1").arg(b.what), Qt::ElideRight, int(area.width()));
+      QString second =
+          fp.elidedText(b.cause.isEmpty() ? b.context : tr("%1 · %2").arg(b.cause, b.context),
+                        Qt::ElideRight, int(area.width()));
       double h = fb.height() + fp.height();
       QRectF plate(area.left() - 4, area.center().y() - h / 2 - 1,
                    std::max(fb.horizontalAdvance(first), fp.horizontalAdvance(second)) + 8, h + 2);
@@ -584,7 +585,8 @@ protected:
     if (hit.finding >= 0)
       m_owner->m_selection->selectFinding(d->findings[hit.finding].finding, views::SelectionOrigin::Timeline);
     else if (hit.blocked >= 0 && d->blocked[hit.blocked].finding >= 0)
-      m_owner->m_selection->selectFinding(d->blocked[hit.blocked].finding, views::SelectionOrigin::Timeline);
+      m_owner->m_selection->selectFinding(d->blocked[hit.blocked].finding,
+                                          views::SelectionOrigin::Timeline);
     else if (hit.block >= 0)
       m_owner->m_selection->selectEvent(d->blocks[hit.block].event, views::SelectionOrigin::Timeline);
     else if (hit.mark >= 0)

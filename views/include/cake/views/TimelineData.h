@@ -81,9 +81,9 @@ struct TimelineBlocked {
   QString code;           ///< that finding's code
   int causeLine = 0;      ///< that finding's line
   bool rootCause = false; ///< the finding is located on this wait
-  QString what;  ///< "waits for phase 0 of empty[0] (parity 0), which never completes"
-  QString cause; ///< "root cause: line 32 [ps-wait-cycle]", "consequence of line 32 [...]"
-  QString label; ///< "blocked: <what> (<cause>)"
+  QString what;           ///< "waits for phase 0 of empty[0] (parity 0), which never completes"
+  QString cause;          ///< "root cause: line 32 [ps-wait-cycle]", "consequence of line 32 [...]"
+  QString label;          ///< "blocked: <what> (<cause>)"
 };
 
 struct TimelineData {
@@ -94,7 +94,7 @@ struct TimelineData {
   QVector<TimelineMark> marks;
   QVector<TimelineFlow> flows;
   QVector<TimelineFinding> findings;
-  QVector<TimelineBlocked> blocked; ///< one per role the deadlock stopped, in role order
+  QVector<TimelineBlocked> blocked;    ///< one per role the deadlock stopped, in role order
   QHash<int, QVector<int>> blocksOfOp; ///< op → block indices
   bool verified = false;
   bool deadlock = false;
