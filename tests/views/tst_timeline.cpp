@@ -1,6 +1,7 @@
 // Timeline tests: geometry math (time ↔ x, zoom around the cursor, pan, focus, clamping,
-// lanes, hit testing) as data-driven tables, and the timeline data of the Hopper GEMM and of a
-// deadlocked kernel (lanes, non-overlapping blocks, flows with slot/phase labels, findings).
+// lanes, hit testing) as data-driven tables, and the timeline data of the Hopper GEMM and of
+// deadlocked kernels (lanes, non-overlapping blocks, flows with slot/phase labels, findings,
+// the blocked waits with their root cause and consequences).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ViewsTestUtil.h"
 #include "cake/views/TimelineGeometry.h"
@@ -219,6 +220,80 @@ private Q_SLOTS:
         QCOMPARE(f.severity, int(Severity::Blocking));
       }
     QCOMPARE(blockedLanes, QSet<int>({0, 1}));
+  }
+
+  /// The blocked waits of every deadlocking negative corpus case: one per stopped role, where
+  /// it stopped, what it waits for, and whether the finding that explains it sits on this
+  /// wait (root cause) or elsewhere (consequence). Encoded "lane line barrier phase parity
+  /// root|consequence causeLine code".
+  void blockedWaits_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("wait cycle: the producer's wrong start parity")
+        << "negative/wait-cycle.cake"
+        << QStringList{"0 32 empty[0] 0 0 root 32 ps-wait-cycle",
+                       "1 43 full[0] 0 0 consequence 32 ps-wait-cycle"};
+    QTest::newRow("parity that does not flip: the consumer's second wait")
+        << "negative/parity-no-flip.cake"
+        << QStringList{"0 32 empty[0] 1 1 consequence 43 ps-parity-cadence",
+                       "1 43 full[0] 2 0 root 43 ps-parity-cadence"};
+    QTest::newRow("a wait no producer completes")
+        << "negative/deadlock-extra-wait.cake"
+        << QStringList{"1 42 full[0] 8 0 root 42 ps-deadlock-no-producer"};
+    QTest::newRow("cta.sync reached unequally often")
+        << "negative/cta-sync-divergence.cake"
+        << QStringList{"1 51 cta -1 -1 root 51 ps-cta-sync-divergence"};
+  }
+  void blockedWaits() {
+    QFETCH(QString, file);
+    QFETCH(QStringList, expected);
+    auto snap = test::corpusSnapshot(file);
+    const views::TimelineData& t = snap->views->timeline;
+    QVERIFY(t.deadlock);
+    QStringList actual;
+    for (const views::TimelineBlocked& b : t.blocked) {
+      actual << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8")
+                    .arg(b.lane)
+                    .arg(b.line)
+                    .arg(b.barrier)
+                    .arg(b.phase)
+                    .arg(b.parity)
+                    .arg(b.rootCause ? "root" : "consequence")
+                    .arg(b.causeLine)
+                    .arg(b.code);
+      // The label says what the role waits for and where the cause is.
+      QVERIFY2(b.label.startsWith(QStringLiteral("blocked: waits ")), qPrintable(b.label));
+      QVERIFY2(b.label.contains(QStringLiteral("line %1 [%2]").arg(b.causeLine).arg(b.code)),
+               qPrintable(b.label));
+      QVERIFY2(b.label.contains(b.rootCause ? "root cause" : "consequence of"),
+               qPrintable(b.label));
+      if (b.phase >= 0)
+        QVERIFY2(b.label.contains(QStringLiteral("phase %1 of %2").arg(b.phase).arg(b.barrier)),
+                 qPrintable(b.label));
+      // It refers to the finding it names, and sits after the role's last block.
+      QVERIFY(b.finding >= 0 && b.finding < int(snap->result.diagnostics.size()));
+      QCOMPARE(QString::fromStdString(snap->result.diagnostics[std::size_t(b.finding)].code),
+               b.code);
+      int last = t.laneStart[b.lane + 1] - 1;
+      QVERIFY(last >= t.laneStart[b.lane]);
+      QCOMPARE(b.time, t.blocks[last].end);
+    }
+    QCOMPARE(actual, expected);
+    // Hit testing: the bar from where the role stopped to the lane's end selects it.
+    views::TimelineGeometry g = standard();
+    g.setRange(0, double(t.endTime) * 2);
+    for (int i = 0; i < t.blocked.size(); ++i) {
+      const views::TimelineBlocked& b = t.blocked[i];
+      QCOMPARE(views::hitTest(t, g, {g.xOf(double(b.time)) + 5, g.laneCenter(b.lane) + 4}).blocked,
+               i);
+      QCOMPARE(views::hitTest(t, g, {g.xOf(double(b.time)) - 5, g.laneCenter(b.lane) + 4}).blocked,
+               -1);
+    }
+  }
+
+  void noBlockedWaitsWithoutDeadlock() {
+    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+    QVERIFY(snap->views->timeline.blocked.isEmpty());
   }
 
   void noTraceWithoutTypeCheck() {

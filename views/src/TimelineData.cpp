@@ -35,6 +35,76 @@ QString element(const verify::Trace& trace, const verify::TraceEvent& e) {
   return e.element >= 0 ? QStringLiteral("%1[%2]").arg(name).arg(e.element) : name;
 }
 
+/// 1-based line of a range in the checked file, 0 when it lies elsewhere (a data file).
+int lineIn(const driver::CheckResult& r, const SourceRange& range) {
+  if (!r.sources || range.file != r.file || !r.sources->contains(range.file))
+    return 0;
+  return int(r.sources->lineColumn(range.file, range.begin).line);
+}
+
+/// The blocked waits of a deadlock, each linked to the blocking finding that explains it: one
+/// located on the wait (the root cause), else one with a note on the wait's line (the wait is
+/// a consequence), else the first blocking finding.
+QVector<TimelineBlocked> blockedWaits(const driver::CheckResult& r, const ViewData& data,
+                                      const TimelineData& t) {
+  QVector<TimelineBlocked> out;
+  const verify::VerifyResult& v = r.verification;
+  for (const verify::BlockedRole& b : v.blocked) {
+    TimelineBlocked w;
+    w.lane = int(b.role);
+    w.op = int(b.op);
+    w.line = w.op >= 0 && w.op < data.ops.size() ? data.ops[w.op].span.line : 0;
+    int last = t.laneStart.value(w.lane + 1, 0) - 1;
+    w.time = last >= t.laneStart.value(w.lane, 0) && last >= 0 ? t.blocks[last].end : 0;
+    w.barrier = text(b.barrier);
+    if (b.element >= 0)
+      w.barrier += QStringLiteral("[%1]").arg(b.element);
+    w.parity = b.parity;
+    w.phase = b.parity >= 0 ? b.phase : -1;
+    w.context = text(b.context);
+    int atWait = -1, noted = -1, first = -1;
+    for (int d = 0; d < int(r.diagnostics.size()); ++d) {
+      const Diagnostic& diag = r.diagnostics[std::size_t(d)];
+      if (diag.severity != Severity::Blocking)
+        continue;
+      if (first < 0)
+        first = d;
+      if (atWait < 0 && data.findingOp.value(d, -1) == w.op)
+        atWait = d;
+      for (const DiagNote& n : diag.notes)
+        if (noted < 0 && w.line > 0 && lineIn(r, n.range) == w.line)
+          noted = d;
+    }
+    w.rootCause = atWait >= 0;
+    w.finding = atWait >= 0 ? atWait : noted >= 0 ? noted : first;
+    if (w.parity >= 0)
+      w.what = QStringLiteral("waits for phase %1 of %2 (parity %3), which never completes")
+                   .arg(w.phase)
+                   .arg(w.barrier)
+                   .arg(w.parity);
+    else if (w.barrier == QLatin1String("cta"))
+      w.what = QStringLiteral("waits at cta.sync for roles that never arrive");
+    else if (!w.barrier.isEmpty())
+      w.what = QStringLiteral("waits at '%1' for roles that never arrive").arg(w.barrier);
+    else
+      w.what = QStringLiteral("cannot proceed");
+    if (w.finding >= 0) {
+      const Diagnostic& diag = r.diagnostics[std::size_t(w.finding)];
+      w.code = QString::fromStdString(diag.code);
+      w.causeLine = lineIn(r, diag.range);
+      w.cause = (w.rootCause ? QStringLiteral("root cause: line %1 [%2]")
+                             : QStringLiteral("consequence of line %1 [%2]"))
+                    .arg(w.causeLine)
+                    .arg(w.code);
+      w.label = QStringLiteral("blocked: %1 (%2)").arg(w.what, w.cause);
+    } else {
+      w.label = QStringLiteral("blocked: %1").arg(w.what);
+    }
+    out << w;
+  }
+  return out;
+}
+
 } // namespace
 
 TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& data) {
@@ -243,6 +313,8 @@ TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& dat
     }
     }
   }
+  if (v.deadlock)
+    t.blocked = blockedWaits(r, data, t);
   return t;
 }
 

@@ -90,6 +90,11 @@ TimelineHit hitTest(const TimelineData& data, const TimelineGeometry& g, QPointF
   }
   if (hit.finding >= 0)
     return hit;
+  for (int i = 0; i < data.blocked.size(); ++i)
+    if (data.blocked[i].lane == lane && pos.x() >= g.xOf(double(data.blocked[i].time))) {
+      hit.blocked = i;
+      return hit;
+    }
   QVector<int> near = data.blocksInRange(lane, qint64(std::floor(t - tolerance)),
                                           qint64(std::floor(t + tolerance)) + 1);
   double bestBlock = 1e300;

@@ -74,6 +74,9 @@ InstanceModel::InstanceModel(Context& ctx, std::size_t agents, std::vector<std::
   m_clocks.resize(m_model.roles.size());
   for (std::size_t r = 0; r < m_model.roles.size(); ++r)
     m_clocks[r].assign(warps(r), Clock(m_width, 0));
+  m_synced.resize(m_model.roles.size());
+  for (std::size_t r = 0; r < m_model.roles.size(); ++r)
+    m_synced[r].assign((warps(r) + 3) / 4, 1); // all clocks start at zero
   m_scopes.assign(m_model.ops.size(), -1);
   m_syncs.assign(m_model.ops.size() * m_model.roles.size(), -1);
   m_history.resize(2 * m_model.buffers.size());
@@ -119,14 +122,38 @@ InstanceModel::Warps InstanceModel::accessors(const InstanceAccess& a) const {
 
 void InstanceModel::rendezvous(std::size_t role, std::size_t first, std::size_t count) {
   auto& clocks = m_clocks[role];
+  auto& synced = m_synced[role];
   std::size_t end = std::min(clocks.size(), first + count);
   if (first >= end)
     return;
-  m_scratch = clocks[first];
+  auto inside = [&](std::size_t g) {
+    return 4 * g >= first && std::min(4 * g + 4, clocks.size()) <= end;
+  };
+  // One warpgroup already in step: nothing to join.
+  if (first % 4 == 0 && end == std::min(first + 4, clocks.size()) && synced[first / 4])
+    return;
+  // Join into the first clock; a warpgroup in step contributes its first warp's clock only.
+  for (std::size_t w = first; w < end;) {
+    std::size_t next = w % 4 == 0 && synced[w / 4] && inside(w / 4) ? std::min(w + 4, end) : w + 1;
+    if (w != first)
+      join(clocks[first], clocks[w]);
+    w = next;
+  }
   for (std::size_t w = first + 1; w < end; ++w)
-    join(m_scratch, clocks[w]);
-  for (std::size_t w = first; w < end; ++w)
-    std::copy(m_scratch.begin(), m_scratch.end(), clocks[w].begin());
+    std::copy(clocks[first].begin(), clocks[first].end(), clocks[w].begin());
+  for (std::size_t g = first / 4; 4 * g < end; ++g)
+    if (inside(g))
+      synced[g] = 1;
+}
+
+void InstanceModel::diverge(std::size_t role, const Warps& touched) {
+  auto& synced = m_synced[role];
+  std::size_t n = m_clocks[role].size();
+  if (touched.first == 0 && touched.stride == 1 && touched.limit >= n)
+    return; // every warp got the same change
+  for (std::size_t w : touched)
+    if (std::min(4 * (w / 4) + 4, n) - 4 * (w / 4) > 1)
+      synced[w / 4] = 0;
 }
 
 void InstanceModel::pruneHistory(std::vector<Record>& history) {
@@ -176,11 +203,38 @@ void InstanceModel::execute(std::size_t role, const Step& s, std::uint64_t time)
   default:
     break;
   }
-  for (std::size_t w : issuers(role, s))
-    ++m_clocks[role][w][comp(role, w)];
-  // After the tick: what the collective instruction does (a wgmma read retired by wgmma.wait)
-  // is then known to the whole warpgroup.
-  if (op.primitive->issue == reg::IssueScope::Warpgroup && !op.primitive->issueAttribute)
+  Warps ticked = issuers(role, s);
+  const bool collective =
+      op.primitive->issue == reg::IssueScope::Warpgroup && !op.primitive->issueAttribute;
+  const bool all = ticked.first == 0 && ticked.stride == 1 && ticked.limit >= n;
+  auto& clocks = m_clocks[role];
+  auto& synced = m_synced[role];
+  for (std::size_t w : ticked)
+    ++clocks[w][comp(role, w)];
+  if (collective && all) {
+    // After the tick: what the collective instruction does (a wgmma read retired by
+    // wgmma.wait) is then known to the whole warpgroup.
+    for (std::size_t g = 0; 4 * g < n; ++g) {
+      std::size_t first = 4 * g, end = std::min(first + 4, n);
+      if (!synced[g]) {
+        rendezvous(role, first, 4);
+        continue;
+      }
+      // In step before the tick, each warp ticked its own component: the join is every
+      // warp's clock plus the other warps' ticks.
+      for (std::size_t x = first; x < end; ++x)
+        for (std::size_t v = first; v < end; ++v)
+          if (v != x)
+            ++clocks[x][comp(role, v)];
+    }
+    return;
+  }
+  // Each ticked warp advanced its own component: a warpgroup of several warps is no longer
+  // in step.
+  for (std::size_t w : ticked)
+    if (std::min(4 * (w / 4) + 4, n) - 4 * (w / 4) > 1)
+      synced[w / 4] = 0;
+  if (collective)
     for (std::size_t w = 0; w < n; w += 4)
       rendezvous(role, w, 4);
 }
@@ -188,22 +242,29 @@ void InstanceModel::execute(std::size_t role, const Step& s, std::uint64_t time)
 void InstanceModel::wait(std::size_t role, const Step& s, std::size_t barrier,
                          std::int64_t element) {
   const Element& el = m_elements[barrier][std::size_t(element)];
-  for (std::size_t w : issuers(role, s))
+  Warps waiting = issuers(role, s);
+  for (std::size_t w : waiting)
     join(m_clocks[role][w], el.completed);
+  diverge(role, waiting);
 }
 
 void InstanceModel::syncArrive(std::pair<std::size_t, std::int64_t> key, std::size_t role) {
   Clock& j = m_joined[key];
   if (j.empty())
     j.assign(m_width, 0);
-  for (const Clock& c : m_clocks[role])
-    join(j, c);
+  const auto& clocks = m_clocks[role];
+  for (std::size_t w = 0; w < clocks.size(); ++w) {
+    join(j, clocks[w]);
+    if (w % 4 == 0 && m_synced[role][w / 4])
+      w += 3; // the warpgroup's other clocks are the same
+  }
 }
 
 void InstanceModel::syncPass(std::pair<std::size_t, std::int64_t> key, std::size_t role) {
   auto it = m_joined.find(key);
   if (it == m_joined.end())
     return;
+  // Every warp joins the same clock: warpgroups in step stay in step.
   for (Clock& c : m_clocks[role])
     join(c, it->second);
 }
@@ -265,10 +326,10 @@ void InstanceModel::proxyFence(std::size_t role, const Step& s) {
 const Footprint* InstanceModel::warpFootprint(const InstanceAccess& a, std::size_t warp) {
   if (a.operand < a.step->operands.size()) {
     const Footprint* f = a.step->operands[a.operand].warpFootprint(warp);
-    if (f && f->buffer == a.footprint.buffer)
+    if (f && f->buffer == a.footprint->buffer)
       return f;
   }
-  m_owned.push_back(a.footprint);
+  m_owned.push_back(*a.footprint);
   return &m_owned.back();
 }
 
@@ -300,7 +361,7 @@ void InstanceModel::perform(const InstanceAccess& a, bool asyncProxyRead, const 
   const std::size_t roles = m_model.roles.size();
   const bool agent = a.component >= roles;
   const bool tma = agent && a.write && !m_barrierBase.empty() && a.component >= m_barrierBase[0];
-  const sema::BufferInfo& b = m_model.buffers[a.footprint.buffer];
+  const sema::BufferInfo& b = m_model.buffers[a.footprint->buffer];
   for (std::size_t w : accessors(a)) {
     const Footprint* fp = warpFootprint(a, w);
     const Footprint& f = *fp;

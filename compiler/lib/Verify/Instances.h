@@ -18,8 +18,13 @@ namespace cake::verify::detail {
 using Clock = std::vector<std::uint64_t>;
 
 inline void join(Clock& into, const Clock& from) {
-  for (std::size_t i = 0; i < into.size() && i < from.size(); ++i)
-    into[i] = into[i] < from[i] ? from[i] : into[i];
+  // A plain indexed loop over raw pointers: the hot path of the instance model (every wait,
+  // rendezvous and synchronisation joins whole clocks).
+  std::uint64_t* a = into.data();
+  const std::uint64_t* b = from.data();
+  const std::size_t n = into.size() < from.size() ? into.size() : from.size();
+  for (std::size_t i = 0; i < n; ++i)
+    a[i] = a[i] < b[i] ? b[i] : a[i];
 }
 
 /// An access as the role-level simulation performs it (at issue, or when its group retires).
@@ -29,7 +34,8 @@ struct InstanceAccess {
   std::size_t operand = 0; ///< operand index of the step (per-warp footprints)
   bool write = false;
   bool asyncProxy = false;
-  Footprint footprint;
+  /// The role-level access's footprint; only read during the call it is passed to.
+  const Footprint* footprint = nullptr;
   /// Role-level ordering: the role's own component (ordered by the issuer) or an
   /// asynchronous agent's (TMA per barrier element, tcgen05 per role), and its stamp.
   std::size_t component = 0;
@@ -128,7 +134,10 @@ private:
   /// The warps whose accesses of an operand are recorded: the issuers, or the leaders of a
   /// warpgroup-collective instruction whose warps address the same data.
   Warps accessors(const InstanceAccess& a) const;
+  /// Joins the clocks of warps [first, first + count) of a role (a barrier among them).
   void rendezvous(std::size_t role, std::size_t first, std::size_t count);
+  /// The warps `touched` changed their clocks differently from the rest of their warpgroup.
+  void diverge(std::size_t role, const Warps& touched);
   void pruneHistory(std::vector<Record>& history);
   const Footprint* warpFootprint(const InstanceAccess& a, std::size_t warp);
   void judge(const InstanceAccess& a, std::size_t warp, const Footprint& f, bool write, bool tma,
@@ -151,6 +160,9 @@ private:
   std::vector<std::size_t> m_barrierBase;
   std::vector<std::size_t> m_base;          ///< first instance component of each role
   std::vector<std::vector<Clock>> m_clocks; ///< per role, per warp
+  /// Per role and warpgroup (warps 4g..4g+3): whether its warps' clocks are equal, which lets
+  /// a rendezvous or a warpgroup-collective tick skip the whole-clock joins (most wgmma steps).
+  std::vector<std::vector<char>> m_synced;
   std::vector<std::vector<Element>> m_elements;
   std::map<std::pair<std::size_t, std::int64_t>, Clock> m_joined;
   /// Per buffer, reads (2 * buffer) and writes (2 * buffer + 1): a read is judged against

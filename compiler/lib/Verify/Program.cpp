@@ -176,11 +176,13 @@ private:
         m_vars[info.var] = value;
       }
       m_loopValues.emplace_back(li, value);
+      m_sharedLoopValues.reset();
       std::uint64_t saved = m_iteration;
       m_iteration = ++m_nextIteration;
       walk(s.body);
       m_iteration = saved;
       m_loopValues.pop_back();
+      m_sharedLoopValues.reset();
       if (const sema::PipelineInfo* p = m_model.pipeline(info.pipeline))
         ++m_counters[std::size_t(p - m_model.pipelines.data())];
     }
@@ -358,7 +360,11 @@ private:
     step.op = it->second;
     step.role = static_cast<std::size_t>(m_role - m_model.roles.data());
     step.iteration = m_iteration;
-    step.loopValues = m_loopValues;
+    // Every step of one loop iteration shares one list.
+    if (!m_sharedLoopValues)
+      m_sharedLoopValues.emplace(m_loopValues);
+    step.loopValues = *m_sharedLoopValues;
+    step.operands.reserve(op.operands.size());
     for (std::size_t i = 0; i < op.primitive->attributes.size(); ++i) {
       if (op.primitive->attributes[i].type != reg::AttrType::Expr)
         continue;
@@ -427,6 +433,8 @@ private:
   std::optional<Instance> m_instance;
   std::map<std::string, std::vector<std::int64_t>> m_tiles;
   std::vector<std::pair<std::size_t, std::int64_t>> m_loopValues;
+  /// m_loopValues as the steps of the current iteration share it (made on first use).
+  std::optional<SharedList<std::pair<std::size_t, std::int64_t>>> m_sharedLoopValues;
   std::uint64_t m_iteration = 0;
   std::uint64_t m_nextIteration = 0;
 };

@@ -6,7 +6,9 @@
 
 #include "cake/Registry/DefExpr.h"
 #include "cake/Sema/KernelModel.h"
+#include "cake/Support/SharedList.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,11 +17,40 @@
 
 namespace cake::verify::detail {
 
+/// Index ranges per dimension of a footprint: up to four inline, more on the heap. Every
+/// access the simulation records copies its footprint (histories, pending groups, the
+/// instance model); an inline box makes those copies free of allocation.
+class Box {
+public:
+  std::size_t size() const { return m_size; }
+  bool empty() const { return m_size == 0; }
+  void push_back(const sema::Interval& i) {
+    if (m_size < kInline && m_heap.empty()) {
+      m_inline[m_size++] = i;
+      return;
+    }
+    if (m_heap.empty())
+      m_heap.assign(m_inline.begin(), m_inline.end());
+    m_heap.push_back(i);
+    ++m_size;
+  }
+  const sema::Interval* begin() const { return m_heap.empty() ? m_inline.data() : m_heap.data(); }
+  const sema::Interval* end() const { return begin() + m_size; }
+  const sema::Interval& operator[](std::size_t i) const { return begin()[i]; }
+  sema::Interval& operator[](std::size_t i) { return m_heap.empty() ? m_inline[i] : m_heap[i]; }
+
+private:
+  static constexpr std::size_t kInline = 4;
+  std::array<sema::Interval, kInline> m_inline{};
+  std::vector<sema::Interval> m_heap; ///< all of them, once there are more than kInline
+  std::size_t m_size = 0;
+};
+
 /// The region of a buffer an access touches: stage range and per-dimension index range.
 struct Footprint {
   std::size_t buffer = 0;
   sema::Interval stage{0, 0};
-  std::vector<sema::Interval> box;
+  Box box;
   bool overlaps(const Footprint& other) const;
   std::string describe(const sema::KernelModel& model) const;
 };
@@ -64,7 +95,7 @@ struct Step {
   /// when the operation has no run-time attribute (its static values apply).
   CompactVector<reg::DefValue> attributes;
   /// (loop index, value) from the outermost enclosing loop inwards; tile loops give the tile.
-  std::vector<std::pair<std::size_t, std::int64_t>> loopValues;
+  SharedList<std::pair<std::size_t, std::int64_t>> loopValues;
   /// Issuing instances per execution (threads, warps, warpgroups or 1).
   std::int64_t instances = 1;
 };

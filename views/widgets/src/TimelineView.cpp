@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/TimelineView.h"
 
+#include "TimelineBlockedPainter.h"
+
 #include "cake/Driver/TraceExport.h"
 
 #include <QFile>
@@ -110,7 +112,8 @@ public:
   void initialRange() {
     fitAll();
     const views::TimelineData* d = data();
-    if (d && d->endTime > kOpeningSteps) {
+    // A deadlock opens on the whole trace: the blocked waits at its end are the story.
+    if (d && d->endTime > kOpeningSteps && d->blocked.isEmpty()) {
       geo.setRange(-1, kOpeningSteps);
       update();
     }
@@ -119,7 +122,7 @@ public:
   void fitAll() {
     syncGeometry();
     const views::TimelineData* d = data();
-    double end = d ? std::max<double>(double(d->endTime), 8) : 100;
+    double end = d ? std::max<double>(total(*d), 8) : 100;
     geo.minSpan = 4;
     geo.maxSpan = end * 1.2 + 10;
     geo.setRange(-end * 0.01, end * 1.02);
@@ -128,7 +131,13 @@ public:
 
   void clampView() {
     if (const views::TimelineData* d = data())
-      geo.clampTo(double(d->endTime));
+      geo.clampTo(total(*d));
+  }
+
+  /// The time the view spans when fitted: on a deadlock, room after the last event for the
+  /// blocked waits' bars and their text (45% of the width).
+  static double total(const views::TimelineData& d) {
+    return d.blocked.isEmpty() ? double(d.endTime) : double(d.endTime) / 0.55;
   }
 
   QSize sizeHint() const override {
@@ -218,6 +227,7 @@ protected:
     }
     paintMarks(p, *d);
     paintFlows(p, *d);
+    paintBlockedWaits(p, geo, *d, uiFont(10, true), uiFont(10));
     paintFindings(p, *d);
     p.restore();
     paintOverview(p, *d);
@@ -368,11 +378,15 @@ protected:
     QFont f = uiFont(10, true);
     p.setFont(f);
     QFontMetrics fm(f);
+    QSet<int> blockedLanes;
+    for (const views::TimelineBlocked& b : d.blocked)
+      blockedLanes.insert(b.lane);
     for (const views::TimelineFinding& fi : d.findings) {
       double x = geo.xOf(double(fi.time));
       double top = geo.laneTop(fi.lane);
       QColor c = views::severityColor(fi.severity);
-      if (fi.blocked) {
+      // A lane with a blocked wait shows it (paintBlocked) instead of a bare "blocked here".
+      if (fi.blocked && !blockedLanes.contains(fi.lane)) {
         QRectF bar(x, top + 2, std::max(30.0, geo.width + geo.left - x), geo.laneHeight - 4);
         p.setPen(Qt::NoPen);
         p.setBrush(QColor(c.red(), c.green(), c.blue(), 40));
@@ -513,6 +527,9 @@ protected:
     views::TimelineHit hit = views::hitTest(*d, geo, e->position());
     if (hit.finding >= 0)
       m_owner->m_selection->selectFinding(d->findings[hit.finding].finding, views::SelectionOrigin::Timeline);
+    else if (hit.blocked >= 0 && d->blocked[hit.blocked].finding >= 0)
+      m_owner->m_selection->selectFinding(d->blocked[hit.blocked].finding,
+                                          views::SelectionOrigin::Timeline);
     else if (hit.block >= 0)
       m_owner->m_selection->selectEvent(d->blocks[hit.block].event, views::SelectionOrigin::Timeline);
     else if (hit.mark >= 0)
@@ -528,7 +545,10 @@ protected:
         views::TimelineHit hit = views::hitTest(*d, geo, help->pos());
         if (hit.finding >= 0)
           text = d->findings[hit.finding].text;
-        else if (hit.block >= 0) {
+        else if (hit.blocked >= 0) {
+          const views::TimelineBlocked& b = d->blocked[hit.blocked];
+          text = QStringLiteral("%1\n%2 · line %3").arg(b.label, b.context).arg(b.line);
+        } else if (hit.block >= 0) {
           const views::TimelineBlock& b = d->blocks[hit.block];
           text = QStringLiteral("%1\n%2 · steps %3..%4").arg(b.label, b.context).arg(b.start).arg(b.end);
           if (b.op >= 0 && m_owner->m_snapshot)
@@ -611,7 +631,7 @@ void TimelineView::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
                     .arg(d->endTime)
                     .arg(d->tilesAnalysed);
     if (d->deadlock)
-      s += tr(" · deadlock");
+      s += tr(" · deadlock: %1 role(s) blocked").arg(d->blocked.size());
     if (!d->findings.isEmpty())
       s += tr(" · %1 finding mark(s)").arg(d->findings.size());
     m_status->setText(s);

@@ -1,6 +1,7 @@
 // The barrier / pipeline timeline as plain data: one lane per warp role from the verifier's
 // event trace (logical time), operation blocks, wait spans, barrier marks, arrive→wait flows and
-// the findings placed on the events where they happen. Built off the GUI thread.
+// the findings placed on the events where they happen, and on a deadlock the wait each role is
+// stuck in with the finding that explains it. Built off the GUI thread.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
@@ -63,6 +64,28 @@ struct TimelineFinding {
   QString text;         ///< "[code] message"
 };
 
+/// A role that never got past a wait (deadlock): where it stopped, what it waits for, and the
+/// blocking finding that explains it. The wait is the root cause when that finding is located
+/// on it (the decision that breaks the protocol: a parity, a missing arrival); it is a
+/// consequence when the finding sits elsewhere and names this wait in a note.
+struct TimelineBlocked {
+  int lane = 0;
+  int op = -1;
+  int line = 0;      ///< 1-based source line of the blocked operation
+  qint64 time = 0;   ///< where the wait starts on the lane (after the role's last block)
+  QString barrier;   ///< "empty[0]", "cta", a named barrier; empty when not a barrier wait
+  qint64 phase = -1; ///< the phase the wait needs completed (mbarrier waits), else -1
+  qint64 parity = -1;
+  QString context;        ///< "tile 0 k=0"
+  int finding = -1;       ///< index into the check result's diagnostics, -1 when none
+  QString code;           ///< that finding's code
+  int causeLine = 0;      ///< that finding's line
+  bool rootCause = false; ///< the finding is located on this wait
+  QString what;           ///< "waits for phase 0 of empty[0] (parity 0), which never completes"
+  QString cause;          ///< "root cause: line 32 [ps-wait-cycle]", "consequence of line 32 [...]"
+  QString label;          ///< "blocked: <what> (<cause>)"
+};
+
 struct TimelineData {
   QStringList lanes;      ///< role names
   QStringList laneDetail; ///< "warps 0..4"
@@ -71,6 +94,7 @@ struct TimelineData {
   QVector<TimelineMark> marks;
   QVector<TimelineFlow> flows;
   QVector<TimelineFinding> findings;
+  QVector<TimelineBlocked> blocked;    ///< one per role the deadlock stopped, in role order
   QHash<int, QVector<int>> blocksOfOp; ///< op → block indices
   bool verified = false;
   bool deadlock = false;

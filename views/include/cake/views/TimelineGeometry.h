@@ -46,11 +46,13 @@ struct TimelineGeometry {
   bool visible(double start, double end) const { return end > viewStart && start < viewEnd; }
 };
 
-/// What lies under a point of the timeline: a block (preferred), else a mark near it.
+/// What lies under a point of the timeline: a finding mark, a blocked wait's bar (from where
+/// the role stopped to the end of the lane), a block, else a mark near it.
 struct TimelineHit {
   int block = -1;
   int mark = -1;
   int finding = -1;
+  int blocked = -1; ///< a blocked wait's bar (deadlock), index into TimelineData::blocked
 };
 
 /// Hit test at `pos` with `slop` pixels of tolerance around marks and thin blocks.
