@@ -8,6 +8,7 @@
 #include "cake/Driver/Output.h"
 #include "cake/Gate/Gate.h"
 #include "cake/Support/StringUtil.h"
+#include "cake/Workspace/Workspace.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -52,7 +53,7 @@ int cmdGate(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1,
                      {"--corpus", "--baseline", "-o", "--output", "--format", "--jobs", "--actor",
                       "--comment", "--timeout", "--cuda-home", "--registry", "--targets", "--rules",
-                      "--calibration"},
+                      "--calibration", "--workspace"},
                      {"--ptxas", "--accept", "--help"});
   if (!a.error.empty())
     return usageError("gate", a.error);
@@ -116,7 +117,33 @@ int cmdGate(const std::string& argv0, const std::vector<std::string>& all) {
 
   if (accepting) {
     std::string error;
-    if (!gate::acceptChanges(*baseline, report, a.positional, actor, comment, nullptr, error)) {
+    // With a workspace, the act is also recorded there (one transaction: every case's
+    // acceptance and its audit entry, at the head revision) before the baseline is rewritten.
+    gate::GateRecorder recorder;
+    std::optional<ws::Workspace> workspace;
+    if (a.options.count("--workspace")) {
+      auto w = ws::Workspace::open(a.get("--workspace"));
+      if (!w) {
+        printWorkspaceError(w.error(), format);
+        return 2;
+      }
+      workspace.emplace(std::move(*w));
+      recorder = [&](const gate::AcceptAct& act, std::string& why) {
+        ws::Status st = workspace->atomically([&]() -> ws::Status {
+          auto head = workspace->head();
+          if (!head)
+            return head.error();
+          for (const std::string& id : act.cases)
+            if (auto r = workspace->acceptGateCase(id, *head, act.actor, act.comment); !r)
+              return r.error();
+          return ws::Status::success();
+        });
+        if (!st)
+          why = "the workspace did not record the act: " + st.error().text();
+        return bool(st);
+      };
+    }
+    if (!gate::acceptChanges(*baseline, report, a.positional, actor, comment, recorder, error)) {
       std::fprintf(stderr, "cake gate: %s\n", error.c_str());
       return 2;
     }
