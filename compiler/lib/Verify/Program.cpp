@@ -190,6 +190,18 @@ private:
     m_tiles.erase(info.var);
   }
 
+  /// The slot the innermost active loop over `b`'s pipeline uses, or -1 (no such loop, or
+  /// the barrier is bound to none).
+  std::int64_t ringSlot(const sema::BarrierInfo& b) const {
+    const sema::PipelineInfo* p = b.pipeline.empty() ? nullptr : m_model.pipeline(b.pipeline);
+    if (!p || p->stages <= 0)
+      return -1;
+    for (const auto& [loop, value] : m_loopValues)
+      if (m_model.loops[loop].pipeline == b.pipeline)
+        return m_counters[std::size_t(p - m_model.pipelines.data())] % p->stages;
+    return -1;
+  }
+
   /// Sound interval of an integer expression for this role at this point of its program.
   std::optional<Interval> eval(const Expr& e) {
     switch (e.kind) {
@@ -393,6 +405,7 @@ private:
           auto v = eval(*o.indices[0].start);
           so.element = v && v->exact() ? v->lo : -2;
         }
+        so.ringSlot = ringSlot(m_model.barriers[info.entityIndex]);
       } else if (info.entity == sema::EntityKind::Buffer) {
         so.footprint = footprint(o, m_model.buffers[info.entityIndex], info.entityIndex);
         // Per-instance footprints serve the instance analyses of shared and tensor memory.

@@ -61,6 +61,11 @@ struct StepOperand {
   std::size_t entityIndex = 0;
   /// mbarrier element; -1 for "the whole array" (unsubscripted), -2 when not computable.
   std::int64_t element = -1;
+  /// An element of a barrier bound to pipeline P (`pipeline=P`) named inside a loop over P:
+  /// the slot this iteration uses (P.slot), which the ring convention says to index with;
+  /// -1 elsewhere. An element that differs breaks the convention (a wait cycle it causes is
+  /// reported there).
+  std::int64_t ringSlot = -1;
   std::optional<Footprint> footprint;
   /// Tensor-memory lanes each warp of the role addresses (warp-issued tcgen05.ld/st: the
   /// first dimension evaluated with `warp` bound to each warp of the role); empty when not

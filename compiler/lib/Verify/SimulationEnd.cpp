@@ -6,6 +6,7 @@
 #include "Simulator.h"
 
 #include <algorithm>
+#include <set>
 #include <functional>
 
 namespace cake::verify::detail::sim {
@@ -278,6 +279,8 @@ void Simulator::diagnoseDeadlock() {
   std::string chain;
   for (std::size_t r : cycle)
     chain += (chain.empty() ? "" : "; ") + what[r];
+  if (reportSlotConvention(at, what, chain))
+    return;
   std::string message =
       cycle.size() == 1
           ? what[first] + ", but the only arrival left for that phase is issued later by '" +
@@ -287,6 +290,59 @@ void Simulator::diagnoseDeadlock() {
       m_ctx.reporter.report(VerifyId::WaitCycle, m_ctx.opRange(m_ctx.op(*at[first])), message);
   for (std::size_t k = 1; k < cycle.size(); ++k)
     addNote(d, m_ctx.opRange(m_ctx.op(*at[cycle[k]])), what[cycle[k]]);
+}
+
+bool Simulator::reportSlotConvention(const std::vector<const Step*>& at,
+                                     const std::vector<std::string>& what,
+                                     const std::string& chain) {
+  // The barriers the blocked roles wait on.
+  std::set<std::size_t> waited;
+  for (const Step* s : at)
+    if (s)
+      for (const reg::EffectDef& e : m_ctx.op(*s).primitive->effects)
+        if (e.kind == reg::EffectKind::Wait)
+          if (const StepOperand* so = operandOf(*s, e); so && so->present)
+            waited.insert(so->entityIndex);
+  // The first signal or wait on one of them, executed or blocked, that indexes another element
+  // than the slot its pipeline iteration uses: the decision that broke the ring.
+  const auto& streams = m_ctx.program.roles;
+  for (std::size_t r = 0; r < streams.size(); ++r) {
+    std::size_t end = std::min(streams[r].steps.size(), m_roles[r].pc + 1);
+    for (std::size_t k = 0; k < end; ++k) {
+      const Step& s = streams[r].steps[k];
+      for (std::size_t i = 0; i < s.operands.size(); ++i) {
+        const StepOperand& so = s.operands[i];
+        if (!so.present || so.entity != sema::EntityKind::MBarrier ||
+            !waited.count(so.entityIndex) || so.ringSlot < 0 || so.element < 0 ||
+            so.element == so.ringSlot)
+          continue;
+        const sema::OpInfo& op = m_ctx.op(s);
+        const sema::BarrierInfo& b = m_model.barriers[so.entityIndex];
+        bool waits = false;
+        for (const reg::EffectDef& e : op.primitive->effects)
+          waits |= e.kind == reg::EffectKind::Wait && operandOf(s, e) == &so;
+        std::string p = b.pipeline;
+        Diagnostic* d = m_ctx.reporter.report(
+            VerifyId::WaitCycle, m_ctx.opRange(op),
+            "'" + m_model.roles[r].name + "' " + (waits ? "waits on " : "signals ") +
+                m_ctx.element(so.entityIndex, so.element) + " on its visit of slot " +
+                std::to_string(so.ringSlot) + " of pipeline '" + p + "' (" + m_ctx.context(s) +
+                "): '" + b.name + "' is bound to '" + p + "', and by the ring convention a " +
+                "visit of slot s signals and waits on element s (" + p + ".slot); on another " +
+                "element the barrier's phases no longer follow the ring and the roles end up " +
+                "waiting on each other: " + chain);
+        for (std::size_t o = 0; o < at.size(); ++o)
+          if (at[o] && !what[o].empty())
+            addNote(d, m_ctx.opRange(m_ctx.op(*at[o])), what[o]);
+        if (i < op.stmt->operands.size() && !op.stmt->operands[i].indices.empty() &&
+            op.stmt->operands[i].indices[0].start)
+          setFix(d, "index '" + b.name + "' with the slot of this iteration: " + p + ".slot",
+                 m_ctx.reporter.range(op.stmt->operands[i].indices[0].start->id), p + ".slot");
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 bool Simulator::signals(const Step& s, std::size_t barrier, std::int64_t el) {

@@ -208,6 +208,10 @@ private:
   void recordBlocked();
 
   void diagnoseDeadlock();
+  /// A wait cycle caused by a signal or wait on a ring-bound barrier element other than the
+  /// iteration's slot: reported there (ps-wait-cycle) with the blocked waits as notes.
+  bool reportSlotConvention(const std::vector<const Step*>& at,
+                            const std::vector<std::string>& what, const std::string& chain);
 
   bool signals(const Step& s, std::size_t barrier, std::int64_t el);
 
