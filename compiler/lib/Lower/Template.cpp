@@ -29,7 +29,7 @@ std::string hexFloat(double v) {
 } // namespace
 
 const reg::DefValue& Lowerer::attr(const sema::OpInfo& op, std::string_view name) const {
-  static const reg::DefValue unknown;
+  static const reg::DefValue unknown{};
   auto i = op.primitive->attributeIndex(name);
   if (!i || *i >= op.attributes.size())
     return unknown;
