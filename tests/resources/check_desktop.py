@@ -10,6 +10,7 @@ import configparser
 import shutil
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -76,6 +77,29 @@ def check(res: Path) -> list[str]:
             problems.append(f"{desktop.name}: MimeType {mime} is not defined in {mime_file.name}")
     if "*.cake" not in defined.get("text/x-cake-ir", []):
         problems.append(f"{mime_file.name}: text/x-cake-ir has no glob *.cake")
+
+    # The MIME file as a desktop installs it: update-mime-database must accept it and map
+    # *.cake to text/x-cake-ir.
+    updater = shutil.which("update-mime-database")
+    if updater:
+        with tempfile.TemporaryDirectory() as tmp:
+            packages = Path(tmp) / "packages"
+            packages.mkdir()
+            shutil.copy(mime_file, packages / mime_file.name)
+            run = subprocess.run([updater, tmp], capture_output=True, text=True,
+                                 env={"PATH": "/usr/bin:/bin", "XDG_DATA_DIRS": str(Path(tmp).parent)})
+            globs = Path(tmp) / "globs2"
+            mapped = globs.is_file() and any(
+                line.split(":", 1)[1:] == ["text/x-cake-ir:*.cake"]
+                for line in globs.read_text().splitlines())
+            if run.returncode != 0:
+                problems.append(f"update-mime-database exited {run.returncode}: "
+                                f"{run.stderr.strip()}")
+            elif not mapped:
+                problems.append("update-mime-database: *.cake is not mapped to text/x-cake-ir")
+    else:
+        print("check_desktop: update-mime-database not installed (Debian package "
+              "shared-mime-info); MIME database not built")
     return problems
 
 
