@@ -37,7 +37,9 @@ private Q_SLOTS:
     QCOMPARE(image.size(), QSize(size, size));
     // Outside the rounded background: transparent. On it, left of the cake: the navy tile.
     QCOMPARE(qAlpha(image.pixel(0, 0)), 0);
-    const auto at = [&](int x256, int y256) { return image.pixelColor(x256 * size / 256, y256 * size / 256); };
+    const auto at = [&](int x256, int y256) {
+      return image.pixelColor(x256 * size / 256, y256 * size / 256);
+    };
     QCOMPARE(at(20, 128).name(), QStringLiteral("#1d2740"));
     if (size >= 48) { // the tiers are a few pixels tall at 16 px: antialiasing decides there
       QCOMPARE(at(100, 84).name(), QStringLiteral("#f07a6a"));  // top tier

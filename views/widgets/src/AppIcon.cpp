@@ -8,11 +8,15 @@
 
 // A resource compiled into a static library is dropped by the linker unless something refers to
 // it: Q_INIT_RESOURCE is that reference. It must be called outside any namespace.
-static void initCakeResources() { Q_INIT_RESOURCE(resources); }
+static void initCakeResources() {
+  Q_INIT_RESOURCE(resources);
+}
 
 namespace cake::widgets {
 
-QString applicationIconPath() { return QStringLiteral(":/cake/icons/cake-workbench.svg"); }
+QString applicationIconPath() {
+  return QStringLiteral(":/cake/icons/cake-workbench.svg");
+}
 
 QImage renderApplicationIcon(int size) {
   initCakeResources();
