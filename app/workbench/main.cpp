@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
+#include "cake/widgets/AppIcon.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -72,6 +74,10 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName(QStringLiteral("cake-workbench"));
   QApplication::setApplicationName(QStringLiteral("cake-workbench"));
   QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+  // Every window inherits the icon; the desktop file name ties the window to the installed
+  // resources/cake-workbench.desktop entry on Wayland.
+  QApplication::setWindowIcon(cake::widgets::applicationIcon());
+  QGuiApplication::setDesktopFileName(QStringLiteral("cake-workbench"));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Cake Workbench: read, edit and audit Cake IR kernels."));

@@ -34,6 +34,8 @@ CAKE_PACKAGES=(
   libsqlite3-dev
   # headless GUI runs
   xvfb xauth
+  # desktop integration checks (desktop-file-validate, update-mime-database)
+  desktop-file-utils shared-mime-info
   # build tools
   cmake ninja-build ccache g++ pkg-config lld python3
   # unit tests and benchmarks (python3-jsonschema validates the SARIF output)
