@@ -31,8 +31,14 @@ int reportLoadFailure(const DiagnosticEngine& diags, const SourceManager& source
     w.key("proposal_hash").null();
     w.key("valid").value(false);
     w.key("findings").beginArray();
-    for (const Diagnostic& d : diags.diagnostics())
+    for (const Diagnostic& d : diags.diagnostics()) {
+      w.beginObject();
+      w.key("path").value(sources.contains(d.range.file) ? sources.name(d.range.file)
+                                                         : std::string());
+      w.key("finding");
       driver::writeJson(w, d, sources);
+      w.endObject();
+    }
     w.endArray();
     w.key("verdict").value("invalid");
     w.endObject();
@@ -56,8 +62,10 @@ int evaluate(const std::string& argv0, const Args& a) {
   SourceManager sources;
   DiagnosticEngine diags;
   auto p = proposal::loadProposal(a.positional[0], sources, diags);
-  if (!p)
+  if (!p) {
+    diags.sortByLocation();
     return finishStdout(reportLoadFailure(diags, sources, format));
+  }
 
   driver::DataPaths paths = driver::defaultDataPaths(argv0);
   if (a.options.count("--registry"))

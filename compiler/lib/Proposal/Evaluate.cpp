@@ -65,8 +65,14 @@ Evaluation evaluateProposal(const Proposal& proposal, const driver::DataPaths& p
     if (d.severity != Severity::Blocking && d.severity != Severity::Report)
       continue;
     ev.findingsText.push_back(driver::renderText(d, with->sources()));
+    // As the CLI's definition findings: the file beside the finding (its range has none).
     json::Writer w(false);
+    w.beginObject();
+    w.key("path").value(with->sources().contains(d.range.file) ? with->sources().name(d.range.file)
+                                                               : std::string());
+    w.key("finding");
     driver::writeJson(w, d, with->sources());
+    w.endObject();
     ev.findingsJson.push_back(w.take());
   }
   ev.valid = base->ok() && with->ok();

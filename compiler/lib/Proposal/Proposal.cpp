@@ -163,7 +163,8 @@ std::optional<Proposal> loadProposal(const std::string& dirIn, SourceManager& so
   for (; it != end; it.increment(ec)) {
     if (ec)
       break;
-    std::string rel = fs::relative(it->path(), dir, ec).generic_string();
+    // Lexical: fs::relative would follow a link out of the folder.
+    std::string rel = it->path().lexically_relative(dir).generic_string();
     fs::file_status st = it->symlink_status(ec);
     if (fs::is_symlink(st)) {
       r.errorAt(rel, "prop-symlink", "links are not allowed in a proposal");
