@@ -655,6 +655,7 @@ void printHelp(const std::string& topic) {
              "  revisions   the workspace's revisions and what each changed\n"
              "  revision    revert the workspace to an earlier revision (a recorded act)\n"
              "  audit       verify or print the workspace's tamper-evident audit log\n"
+             "  proposal    evaluate a proposal folder in a sandboxed compiler (examples, gate)\n"
              "  version     version and compiler revision (also --version)\n"
              "  help        this text, or 'cake help COMMAND'\n\n"
              "check, cost, lower, primitives, targets, rules, explain, trace, corpus and version\n"
