@@ -617,6 +617,15 @@ void printHelp(const std::string& topic) {
                    "  Installs the overlay of revision REV (3 or rev3) as a new revision; the\n"
                    "  revert is recorded in the audit log. exit 2 when REV is unknown or already\n"
                    "  the head's content.\n"},
+      {"proposal",
+       "cake proposal evaluate P [--workspace WS] [--corpus DIR|MANIFEST] [--format text|json]\n"
+       "          [--actor NAME] [--jobs N] [--no-gate] [--registry DIR] [--targets DIR]\n"
+       "          [--rules DIR]\n"
+       "  Reads the untrusted proposal folder P (docs/proposals.md), loads it into a sandboxed\n"
+       "  compiler (built-ins + the workspace's head + P), runs its examples and the corpus\n"
+       "  gate with and without it, and prints {proposal_hash, valid, findings, examples,\n"
+       "  gate, verdict}. With --workspace the evaluation is recorded (audit entry).\n"
+       "  exit: 0 clean, 1 invalid, examples fail or regressions, 2 usage or store error\n"},
       {"audit", "cake audit verify --workspace WS [--format text|json]\n"
                 "cake audit log --workspace WS [--format text|json]\n"
                 "  verify: checks the hash chain of the audit log and that every revision was\n"
@@ -648,6 +657,7 @@ void printHelp(const std::string& topic) {
              "  revisions   the workspace's revisions and what each changed\n"
              "  revision    revert the workspace to an earlier revision (a recorded act)\n"
              "  audit       verify or print the workspace's tamper-evident audit log\n"
+             "  proposal    evaluate a proposal folder in a sandboxed compiler (examples, gate)\n"
              "  version     version and compiler revision (also --version)\n"
              "  help        this text, or 'cake help COMMAND'\n\n"
              "check, cost, lower, primitives, targets, rules, explain, trace, corpus and version\n"
@@ -703,10 +713,12 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdRevision(argv0, args);
   if (cmd == "audit")
     return cmdAudit(argv0, args);
+  if (cmd == "proposal")
+    return cmdProposal(argv0, args);
   std::vector<std::string> commands{"check",   "fmt",       "primitives", "targets",  "corpus",
                                     "gate", "explain", "rules", "trace",      "cost",     "calibrate",
                                     "lower",   "workspace", "revisions",  "revision", "audit",
-                                    "version", "help"};
+                                    "proposal", "version", "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
     msg += "; did you mean '" + *guess + "'?";

@@ -286,7 +286,8 @@ private Q_SLOTS:
     QStringList paths;
     while (it.hasNext()) {
       QString p = QDir(QStringLiteral(CAKE_CORPUS_DIR)).relativeFilePath(it.next());
-      if (!p.startsWith(QStringLiteral("negative/")))
+      if (!p.startsWith(QStringLiteral("negative/")) &&
+          !p.startsWith(QStringLiteral("proposals/")))
         paths << p;
     }
     paths.sort();

@@ -221,7 +221,8 @@ private Q_SLOTS:
     QStringList paths;
     while (it.hasNext()) {
       QString p = it.next();
-      if (!p.contains(QStringLiteral("/negative/")))
+      if (!p.contains(QStringLiteral("/negative/")) &&
+          !p.contains(QStringLiteral("/proposals/")))
         paths << p;
     }
     paths.sort();

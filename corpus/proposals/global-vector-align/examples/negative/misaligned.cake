@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// X declares a 4-byte base alignment, but each thread loads 32 bytes with 16-byte vector loads.
+kernel xork target=sm_90a {
+  const N = 4096
+  const VEC = 8
+
+  param X : u32[N] role=input align=4
+  param K : u32[N] role=input align=16
+  param Z : u32[N] role=output align=16
+
+  grid tiles=[N / 1024]
+
+  role main warps=0..4
+
+  reg x : u32[VEC] scope=thread
+  reg k : u32[VEC] scope=thread
+
+  on main {
+    for t in tiles {
+      ld.global x, X[t.x * 1024 + tid * VEC +: VEC]
+      ld.global k, K[t.x * 1024 + tid * VEC +: VEC]
+      ew.binary x, x, k fn=add
+      st.global Z[t.x * 1024 + tid * VEC +: VEC], x
+    }
+  }
+}
