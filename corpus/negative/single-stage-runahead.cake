@@ -29,7 +29,7 @@ kernel single_stage_runahead target=sm_90a {
   on producer {
     for t in tiles {
       for k in 0..8 pipeline=ring {
-        mbarrier.arrive_expect_tx full[ring.slot] bytes=32768
+        mbarrier.arrive_expect_tx full[ring.slot] bytes=32768  // expected-blocking: ps-wait-cycle
         tma.load a_s, tA[t.x * 128, k * 64], full[ring.slot]  // expected-blocking: ps-cross-role-race
         tma.load b_s, tB[t.y * 128, k * 64], full[ring.slot]  // expected-blocking: ps-cross-role-race
       }

@@ -194,6 +194,9 @@ bool Simulator::tryStep(std::size_t r, const Step& s) {
       if (!es)
         break;
       join(rs.clock, es->completed);
+      es->waitRole = r;
+      es->waitStamp = rs.clock[r];
+      es->waitStep = &s;
       m_inst->wait(r, s, so->entityIndex, so->element);
       rs.lastSync = &s;
       m_lastWait[{so->entityIndex, so->element}] = {&s, es->phase - 1};
@@ -258,6 +261,8 @@ bool Simulator::tryStep(std::size_t r, const Step& s) {
       checkInit(r, s, *so, op, e);
       if (e.kind == reg::EffectKind::CompleteTx || e.kind == reg::EffectKind::Commit)
         checkInitFence(r, s, *so, op, *es);
+      if (e.kind == reg::EffectKind::Arrive)
+        checkRacyWait(r, s, op, *so, *es);
       std::int64_t amount = 0;
       TraceEvent::Kind kind = TraceEvent::Kind::Arrive;
       if (e.kind == reg::EffectKind::Arrive) {

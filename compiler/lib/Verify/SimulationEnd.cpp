@@ -292,6 +292,39 @@ void Simulator::diagnoseDeadlock() {
     addNote(d, m_ctx.opRange(m_ctx.op(*at[cycle[k]])), what[cycle[k]]);
 }
 
+void Simulator::checkRacyWait(std::size_t r, const Step& s, const sema::OpInfo& op,
+                              const StepOperand& so, ElementState& es) {
+  // When the protocol analysis found a broken barrier, its cause is reported and unordered
+  // arrivals elsewhere follow from it.
+  if (es.racyReported || es.waitRole == SIZE_MAX || es.waitRole == r ||
+      m_roles[r].clock[es.waitRole] >= es.waitStamp || !m_ctx.brokenBarriers.empty())
+    return;
+  // Unordered with the wait: had this arrival come first, it would have completed the phase
+  // after the one the wait observed, and the wait, which tests one parity, would have blocked
+  // (or passed) the other way.
+  es.racyReported = true;
+  const sema::OpInfo& waitOp = m_ctx.op(*es.waitStep);
+  std::string name = m_ctx.element(so.entityIndex, so.element);
+  std::string waiter = "'" + m_model.roles[es.waitRole].name + "'";
+  Diagnostic* d = m_ctx.reporter.report(
+      VerifyId::WaitCycle, m_ctx.opRange(op),
+      "'" + m_model.roles[r].name + "' arrives on " + name + " (" + m_ctx.context(s) +
+          ") with nothing ordering the arrival after " + waiter + "'s wait on it (" +
+          m_ctx.context(*es.waitStep) + "): if the arrival comes first it completes the phase " +
+          "after the one that wait observes, so the wait tests the wrong parity and blocks " +
+          "(or passes early) depending on timing; on hardware the kernel can hang");
+  addNote(d, m_ctx.opRange(waitOp), waiter + " waits on " + name + " here (" +
+                                        m_ctx.context(*es.waitStep) + ")");
+  const ir::Stmt& st = *op.stmt;
+  for (std::size_t i = 0; i < s.operands.size() && i < st.operands.size(); ++i)
+    if (&s.operands[i] == &so && so.ringSlot >= 0 && so.element != so.ringSlot &&
+        !st.operands[i].indices.empty() && st.operands[i].indices[0].start) {
+      const std::string& p = m_model.barriers[so.entityIndex].pipeline;
+      setFix(d, "arrive on the slot this iteration used: " + p + ".slot",
+             m_ctx.reporter.range(st.operands[i].indices[0].start->id), p + ".slot");
+    }
+}
+
 bool Simulator::reportSlotConvention(const std::vector<const Step*>& at,
                                      const std::vector<std::string>& what,
                                      const std::string& chain) {

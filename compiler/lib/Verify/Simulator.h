@@ -68,6 +68,13 @@ struct ElementState {
   /// fence.mbarrier_init executed by the initialising role after the init, at its clock.
   bool initFenced = false;
   std::uint64_t fenceStamp = 0;
+  /// The latest wait on this element: its role, that role's clock component right after it,
+  /// and the step. An arrival of another role that is not ordered after it could have come
+  /// first and changed what the wait observed.
+  std::size_t waitRole = SIZE_MAX;
+  std::uint64_t waitStamp = 0;
+  const Step* waitStep = nullptr;
+  bool racyReported = false;
 };
 
 struct PendingAccess {
@@ -208,6 +215,10 @@ private:
   void recordBlocked();
 
   void diagnoseDeadlock();
+  /// An arrival on `es` by role r that is not ordered after the latest wait of another role
+  /// on it: whether that wait passes depends on the interleaving (ps-wait-cycle at the arrival).
+  void checkRacyWait(std::size_t r, const Step& s, const sema::OpInfo& op, const StepOperand& so,
+                     ElementState& es);
   /// A wait cycle caused by a signal or wait on a ring-bound barrier element other than the
   /// iteration's slot: reported there (ps-wait-cycle) with the blocked waits as notes.
   bool reportSlotConvention(const std::vector<const Step*>& at,
