@@ -315,14 +315,21 @@ void Simulator::checkRacyWait(std::size_t r, const Step& s, const sema::OpInfo& 
           "(or passes early) depending on timing; on hardware the kernel can hang");
   addNote(d, m_ctx.opRange(waitOp), waiter + " waits on " + name + " here (" +
                                         m_ctx.context(*es.waitStep) + ")");
+  if (so.ringSlot >= 0 && so.element != so.ringSlot)
+    for (std::size_t i = 0; i < s.operands.size(); ++i)
+      if (&s.operands[i] == &so)
+        setSlotFix(d, op, i, so);
+}
+
+void Simulator::setSlotFix(Diagnostic* d, const sema::OpInfo& op, std::size_t operand,
+                           const StepOperand& so) const {
   const ir::Stmt& st = *op.stmt;
-  for (std::size_t i = 0; i < s.operands.size() && i < st.operands.size(); ++i)
-    if (&s.operands[i] == &so && so.ringSlot >= 0 && so.element != so.ringSlot &&
-        !st.operands[i].indices.empty() && st.operands[i].indices[0].start) {
-      const std::string& p = m_model.barriers[so.entityIndex].pipeline;
-      setFix(d, "arrive on the slot this iteration used: " + p + ".slot",
-             m_ctx.reporter.range(st.operands[i].indices[0].start->id), p + ".slot");
-    }
+  if (operand >= st.operands.size() || st.operands[operand].indices.empty() ||
+      !st.operands[operand].indices[0].start)
+    return;
+  const sema::BarrierInfo& b = m_model.barriers[so.entityIndex];
+  setFix(d, "index '" + b.name + "' with the slot of this iteration: " + b.pipeline + ".slot",
+         m_ctx.reporter.range(st.operands[operand].indices[0].start->id), b.pipeline + ".slot");
 }
 
 bool Simulator::reportSlotConvention(const std::vector<const Step*>& at,
@@ -367,10 +374,7 @@ bool Simulator::reportSlotConvention(const std::vector<const Step*>& at,
         for (std::size_t o = 0; o < at.size(); ++o)
           if (at[o] && !what[o].empty())
             addNote(d, m_ctx.opRange(m_ctx.op(*at[o])), what[o]);
-        if (i < op.stmt->operands.size() && !op.stmt->operands[i].indices.empty() &&
-            op.stmt->operands[i].indices[0].start)
-          setFix(d, "index '" + b.name + "' with the slot of this iteration: " + p + ".slot",
-                 m_ctx.reporter.range(op.stmt->operands[i].indices[0].start->id), p + ".slot");
+        setSlotFix(d, op, i, so);
         return true;
       }
     }

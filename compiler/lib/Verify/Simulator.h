@@ -219,6 +219,9 @@ private:
   /// on it: whether that wait passes depends on the interleaving (ps-wait-cycle at the arrival).
   void checkRacyWait(std::size_t r, const Step& s, const sema::OpInfo& op, const StepOperand& so,
                      ElementState& es);
+  /// The fix of a finding at a ring-bound barrier operand indexed off its slot: `P.slot`.
+  void setSlotFix(Diagnostic* d, const sema::OpInfo& op, std::size_t operand,
+                  const StepOperand& so) const;
   /// A wait cycle caused by a signal or wait on a ring-bound barrier element other than the
   /// iteration's slot: reported there (ps-wait-cycle) with the blocked waits as notes.
   bool reportSlotConvention(const std::vector<const Step*>& at,
