@@ -34,8 +34,12 @@ CAKE_PACKAGES=(
   libsqlite3-dev
   # headless GUI runs
   xvfb xauth
-  # desktop integration checks (desktop-file-validate, update-mime-database)
-  desktop-file-utils shared-mime-info
+  # desktop integration checks (desktop-file-validate, update-mime-database, appstreamcli)
+  desktop-file-utils shared-mime-info appstream
+  # reference operators (BLAS GEMM oracle) and the text layer of `cake diff`
+  libopenblas-dev libdtl-dev
+  # real executors in the tests: a one-node Slurm cluster and an sshd on localhost
+  slurm-wlm munge openssh-server openssh-client
   # build tools
   cmake ninja-build ccache g++ pkg-config lld python3
   # unit tests and benchmarks (python3-jsonschema validates the SARIF output)
