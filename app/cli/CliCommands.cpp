@@ -26,9 +26,6 @@
 #include <set>
 #include <unistd.h>
 
-#ifndef CAKE_CORPUS_DIR
-#define CAKE_CORPUS_DIR ""
-#endif
 
 namespace cake::cli {
 
@@ -436,7 +433,7 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
   if (!checkFormat("corpus", format, {"text", "json"}, code))
     return code;
   std::string manifestPath =
-      a.positional.empty() ? (std::filesystem::path(CAKE_CORPUS_DIR) / "manifest.json").string()
+      a.positional.empty() ? (std::filesystem::path(driver::defaultCorpusDir(argv0)) / "manifest.json").string()
                            : a.positional[0];
   auto compiler = loadCompiler(argv0, a, format);
   if (!compiler)
@@ -521,6 +518,7 @@ int cmdVersion(const std::string& argv0, const std::vector<std::string>& all) {
       w.value(t);
     w.endArray();
     w.key("primitive_dir").value(compiler->paths().primitives);
+    w.key("corpus_dir").value(driver::defaultCorpusDir(argv0));
     w.key("target_dir").value(compiler->paths().targets);
     w.endObject();
     std::cout << w.str() << "\n";

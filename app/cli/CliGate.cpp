@@ -14,9 +14,6 @@
 #include <filesystem>
 #include <iostream>
 
-#ifndef CAKE_CORPUS_DIR
-#define CAKE_CORPUS_DIR ""
-#endif
 
 namespace cake::cli {
 
@@ -98,7 +95,7 @@ int cmdGate(const std::string& argv0, const std::vector<std::string>& all) {
     return 2;
   SourceManager sources;
   DiagnosticEngine diags;
-  std::string corpus = a.get("--corpus", CAKE_CORPUS_DIR);
+  std::string corpus = a.get("--corpus", driver::defaultCorpusDir(argv0));
   auto manifest = driver::loadManifest(corpus, sources, diags);
   if (!manifest) {
     printFindings(diags, sources);

@@ -100,7 +100,7 @@ int evaluate(const std::string& argv0, const Args& a) {
   DiagnosticEngine manifestDiags;
   if (!a.has("--no-gate")) {
     manifest =
-        driver::loadManifest(a.get("--corpus", CAKE_CORPUS_DIR), manifestSources, manifestDiags);
+        driver::loadManifest(a.get("--corpus", driver::defaultCorpusDir(argv0)), manifestSources, manifestDiags);
     if (!manifest) {
       for (const Diagnostic& d : manifestDiags.diagnostics())
         std::fputs(driver::renderText(d, manifestSources).c_str(), stderr);

@@ -20,9 +20,6 @@
 #include <cstdio>
 #include <string_view>
 
-#ifndef CAKE_CORPUS_DIR
-#define CAKE_CORPUS_DIR ""
-#endif
 
 namespace {
 
@@ -104,7 +101,9 @@ int main(int argc, char** argv) {
   if (parser.isSet(targets))
     paths.targets = parser.value(targets).toStdString();
 
-  QString ws = parser.isSet(workspace) ? parser.value(workspace) : QStringLiteral(CAKE_CORPUS_DIR);
+  QString ws = parser.isSet(workspace) ? parser.value(workspace)
+                              : QString::fromStdString(cake::driver::defaultCorpusDir(
+                                    QCoreApplication::applicationFilePath().toStdString()));
   QString file = parser.isSet(open) ? parser.value(open)
                                     : parser.positionalArguments().value(0);
   bool headless = parser.isSet(screenshot);

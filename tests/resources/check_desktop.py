@@ -100,6 +100,46 @@ def check(res: Path) -> list[str]:
     else:
         print("check_desktop: update-mime-database not installed (Debian package "
               "shared-mime-info); MIME database not built")
+    return problems + check_metainfo(res, desktop.name, claimed)
+
+
+def check_metainfo(res: Path, desktop_name: str, mime_types: list[str]) -> list[str]:
+    """The AppStream metainfo: appstreamcli validate (errors and warnings are problems), and
+    that it launches our .desktop entry and provides the binaries and MIME types we install."""
+    problems: list[str] = []
+    meta = res / "cake-workbench.metainfo.xml"
+    validator = shutil.which("appstreamcli")
+    if validator:
+        run = subprocess.run([validator, "validate", "--no-net", "--no-color", str(meta)],
+                             capture_output=True, text=True)
+        for line in (run.stdout + run.stderr).splitlines():
+            if line.startswith(("E:", "W:")):
+                problems.append(f"appstreamcli: {line.strip()}")
+        if run.returncode != 0 and not problems:
+            problems.append(f"appstreamcli validate exited {run.returncode}: {run.stdout.strip()}")
+    else:
+        print("check_desktop: appstreamcli not installed (Debian package appstream); "
+              "running the key checks only")
+    try:
+        root = ET.parse(meta).getroot()
+    except (OSError, ET.ParseError) as e:
+        return problems + [f"{meta.name}: {e}"]
+    if root.tag != "component" or root.get("type") != "desktop-application":
+        problems.append(f"{meta.name}: not a desktop-application component")
+    launch = [l.text for l in root.iter("launchable") if l.get("type") == "desktop-id"]
+    if launch != [desktop_name]:
+        problems.append(f"{meta.name}: launchable desktop-id {launch} is not [{desktop_name!r}]")
+    binaries = {b.text for b in root.iter("binary")}
+    for b in ("cake-workbench", "cake"):
+        if b not in binaries:
+            problems.append(f"{meta.name}: does not provide binary {b}")
+    media = {m.text for m in root.iter("mediatype")}
+    for m in mime_types:
+        if m not in media:
+            problems.append(f"{meta.name}: does not provide mediatype {m} (the .desktop claims it)")
+    lic = root.findtext("project_license", "")
+    if lic != "GPL-3.0-or-later":
+        problems.append(f"{meta.name}: project_license is {lic!r}, not GPL-3.0-or-later")
     return problems
 
 
@@ -111,7 +151,7 @@ def main() -> int:
     for p in problems:
         print(f"check_desktop: {p}")
     if not problems:
-        print("check_desktop: resources/cake-workbench.desktop and cake-ir.xml are valid")
+        print("check_desktop: resources/cake-workbench.desktop, cake-ir.xml and the metainfo are valid")
     return 1 if problems else 0
 
 

@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#ifndef CAKE_DEFAULT_CORPUS_DIR
+#define CAKE_DEFAULT_CORPUS_DIR ""
+#endif
 #ifndef CAKE_DEFAULT_DATA_DIR
 #define CAKE_DEFAULT_DATA_DIR ""
 #endif
@@ -29,6 +32,16 @@ DataPaths defaultDataPaths(const std::string& executablePath) {
   fs::path src(CAKE_DEFAULT_DATA_DIR);
   return {(src / "primitives").string(), (src / "targets").string(), (src / "rules").string(),
           (src / "calibration").string()};
+}
+
+std::string defaultCorpusDir(const std::string& executablePath) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path exe = fs::weakly_canonical(fs::path(executablePath), ec);
+  fs::path installed = exe.parent_path().parent_path() / "share" / "cake" / "corpus";
+  if (!executablePath.empty() && fs::is_regular_file(installed / "manifest.json", ec))
+    return installed.string();
+  return CAKE_DEFAULT_CORPUS_DIR;
 }
 
 std::string Compiler::version() { return CAKE_VERSION; }

@@ -28,6 +28,9 @@ struct DataPaths {
 /// Default data paths for a binary: `<exe dir>/../share/cake/...` when present (installed),
 /// else the source tree the binary was built from (so approved data needs no rebuild).
 DataPaths defaultDataPaths(const std::string& executablePath);
+/// The bundled corpus (the folder of manifest.json) for a binary: `<exe dir>/../share/cake/corpus`
+/// when installed, else the source tree's corpus/.
+std::string defaultCorpusDir(const std::string& executablePath);
 
 /// The result of checking one kernel buffer. Owns its sources (which extend the compiler's).
 struct CheckResult {
