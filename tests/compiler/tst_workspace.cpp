@@ -737,7 +737,8 @@ void TestWorkspace::proposals() {
     acts << QString::fromStdString(a.act);
   QCOMPARE(acts,
            QStringList({"workspace.init", "proposal.submit", "proposal.evaluate", "proposal.state",
-                        "proposal.request-changes", "gate.accept", "proposal.submit"}));
+                        "proposal.evaluate", "proposal.request-changes", "gate.accept",
+                        "proposal.submit"}));
   QVERIFY(w.verifyAudit()->ok);
 }
 
