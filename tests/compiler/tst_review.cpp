@@ -422,7 +422,7 @@ private Q_SLOTS:
     QVERIFY(f.init());
     auto hash = f.submit(report("clean"));
     QVERIFY(hash);
-    auto r1 = f.act(ws::Decision::Comment, "bob", "why xor.b32?");
+    auto r1 = f.act(ws::Decision::Comment, "bob", "why xor.b32?\n\x1b[2Jfake line");
     QVERIFY(r1.outcome);
     QCOMPARE(name(r1.outcome->state), name(ws::ProposalState::Evaluated));
     auto r2 = f.act(ws::Decision::RequestChanges, "carol", "add a negative example");
@@ -437,6 +437,10 @@ private Q_SLOTS:
     QCOMPARE(name(st->votes[1].decision), name(ws::Decision::RequestChanges));
     QVERIFY(!st->installedRevision);
     QCOMPARE(*f.workspace->head(), std::int64_t(1));
+    // Text shows control characters of a comment escaped (no terminal escape, no forged line).
+    std::string text = proposal::toText(*st);
+    QVERIFY(text.find("why xor.b32?\\x0a\\x1b[2Jfake line") != std::string::npos);
+    QVERIFY(text.find('\x1b') == std::string::npos);
     // The JSON an agent reads back.
     std::string json = proposal::toJson(*st);
     QVERIFY(json.find("\"state\": \"rejected\"") != std::string::npos);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 
@@ -90,6 +91,23 @@ std::string normalName(std::string_view name) {
   return out;
 }
 
+/// Text from proposals and reviewers as a terminal shows it safely: control characters (an escape
+/// sequence in an untrusted title, a newline in a comment) become "\xNN".
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 bool blank(std::string_view text) {
   return std::all_of(text.begin(), text.end(),
                      [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
@@ -158,7 +176,8 @@ std::optional<ReviewRefusal> approvalRefusal(const ReviewStatus& s,
                                               std::string(ws::toString(r.state)));
   if (r.state == ws::ProposalState::Stale)
     return refuse("prop-stale-content",
-                  "proposal " + shortHash(r.hash) + " is stale: newer content at '" + r.path + "'" +
+                  "proposal " + shortHash(r.hash) + " is stale: newer content at '" +
+                      printable(r.path) + "'" +
                       (s.supersededBy ? " (" + shortHash(*s.supersededBy) + ")" : "") +
                       " superseded it; review that one");
   if (reviewer && normalName(*reviewer) == normalName(authorName(r.author)))
@@ -387,8 +406,9 @@ std::string toText(const ReviewStatus& s) {
   std::string out = "proposal " + s.record.hash + ": " + std::string(ws::toString(s.record.state));
   if (!s.registered)
     out += " (not registered)";
-  out += "\n  " + std::string(ws::toString(s.record.kind)) + " \"" + s.record.title + "\" by " +
-         authorName(s.record.author) + ", from " + s.record.path + "\n";
+  out += "\n  " + std::string(ws::toString(s.record.kind)) + " \"" + printable(s.record.title) +
+         "\" by " + printable(authorName(s.record.author)) + ", from " + printable(s.record.path) +
+         "\n";
   if (s.supersededBy)
     out += "  superseded by " + *s.supersededBy + "\n";
   if (s.registeredAtPath)
@@ -406,7 +426,7 @@ std::string toText(const ReviewStatus& s) {
   out += "\n";
   for (const ws::Vote& v : s.votes)
     out += "  " + v.createdAt + " " + v.reviewer + " " + std::string(ws::toString(v.decision)) +
-           ": " + v.comment + "\n";
+           ": " + printable(v.comment) + "\n";
   if (s.approvalBlocked)
     out += "  approval blocked: [" + s.approvalBlocked->code + "] " + s.approvalBlocked->message +
            "\n";
@@ -494,7 +514,7 @@ ReviewResult review(ws::Workspace& workspace, const Proposal& proposal,
       details.endArray().endObject();
       auto rev = workspace.installRevision(approvedOverlay(*headFiles, proposal), request.reviewer,
                                            "approve proposal " + shortHash(hash) + ": " +
-                                               status->record.title,
+                                               printable(status->record.title),
                                            "proposal.approve", details.str());
       if (!rev)
         return rev.error();
