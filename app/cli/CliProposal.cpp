@@ -6,6 +6,7 @@
 #include "cake/Driver/Manifest.h"
 #include "cake/Driver/Output.h"
 #include "cake/Proposal/Proposal.h"
+#include "cake/Proposal/Review.h"
 #include "cake/Support/Json.h"
 #include "cake/Workspace/Workspace.h"
 
@@ -115,19 +116,7 @@ int evaluate(const std::string& argv0, const Args& a) {
 
   if (workspace) {
     std::string actor = a.get("--actor", "cake");
-    ws::ProposalRecord rec;
-    rec.hash = p->hash;
-    rec.path = p->dir;
-    rec.kind = *ws::fileKindFromString(proposal::toString(p->kind));
-    rec.title = p->title;
-    json::Writer aw(false);
-    aw.beginObject().key("kind").value(p->author.kind).key("name").value(p->author.name);
-    if (!p->author.model.empty())
-      aw.key("model").value(p->author.model);
-    if (!p->author.run.empty())
-      aw.key("run").value(p->author.run);
-    aw.endObject();
-    rec.author = aw.take();
+    ws::ProposalRecord rec = proposal::proposalRecord(*p);
     ws::Status st = workspace->atomically([&]() -> ws::Status {
       auto r = workspace->registerProposal(rec, actor);
       if (!r)
@@ -153,17 +142,31 @@ int evaluate(const std::string& argv0, const Args& a) {
 
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& all) {
   if (all.size() < 2 || all[1] == "--help" || all[1] == "help")
-    return usageError("proposal", "usage: cake proposal evaluate P [--workspace WS] "
-                                  "[--corpus MANIFEST] [--format text|json]");
-  if (all[1] != "evaluate")
-    return usageError("proposal", "unknown subcommand '" + all[1] + "' (evaluate)");
+    return usageError(
+        "proposal", "usage: cake proposal evaluate P [--workspace WS] [--corpus MANIFEST] "
+                    "[--format text|json]\n"
+                    "       cake proposal status P|HASH --workspace WS [--format text|json]\n"
+                    "       cake proposal approve|reject|request-changes|comment P --workspace WS "
+                    "--reviewer NAME --comment TEXT [--accept-change CASE...]");
+  const std::string& sub = all[1];
+  if (sub == "evaluate") {
+    Args a = parseArgs(all, 2,
+                       {"--workspace", "--corpus", "--format", "--jobs", "--actor", "--registry",
+                        "--targets", "--rules"},
+                       {"--no-gate"});
+    if (!a.error.empty())
+      return usageError("proposal", a.error);
+    return evaluate(argv0, a);
+  }
+  if (sub != "status" && !ws::decisionFromString(sub))
+    return usageError("proposal", "unknown subcommand '" + sub +
+                                      "' (evaluate, status, approve, reject, request-changes, "
+                                      "comment)");
   Args a = parseArgs(all, 2,
-                     {"--workspace", "--corpus", "--format", "--jobs", "--actor", "--registry",
-                      "--targets", "--rules"},
-                     {"--no-gate"});
+                     {"--workspace", "--format", "--reviewer", "--comment", "--accept-change"}, {});
   if (!a.error.empty())
     return usageError("proposal", a.error);
-  return evaluate(argv0, a);
+  return proposalReview(sub, a);
 }
 
 } // namespace cake::cli
