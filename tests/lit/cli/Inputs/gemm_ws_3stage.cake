@@ -7,7 +7,8 @@
 // split 40 / 232; persistent loop over the 32x32 output tiles; epilogue through shared
 // memory (stmatrix, proxy fence, TMA store) in two 64-column halves so that every TMA box
 // row is exactly one 128-byte swizzle span.
-// Variant for tests/lit/cli/diff.test: a 3-stage ring (lines shifted by this comment).
+// Variant for tests/lit/cli/diff.test and docs/screenshots/compare.png: a 3-stage ring, K
+// halved, the epilogue wait without read=true, a proxy fence added at the end (lines shifted).
 
 kernel gemm_bf16_ws target=sm_90a {
   const M = 4096
@@ -80,7 +81,7 @@ kernel gemm_bf16_ws target=sm_90a {
       // Epilogue: registers -> shared memory (stmatrix) -> global memory (TMA store).
       cast acc_bf, acc
       // The previous tile's TMA store must have read c_s before it is overwritten.
-      bulk.wait_group pending=0 read=true
+      bulk.wait_group pending=0
       bar.sync epi
       for h in 0..2 {
         stmatrix c_s[h, wg * 64 +: 64, :], acc_bf[:, h * 64 +: 64]
@@ -94,5 +95,6 @@ kernel gemm_bf16_ws target=sm_90a {
       bulk.commit_group
     }
     bulk.wait_group pending=0
+    fence.proxy.async
   }
 }
