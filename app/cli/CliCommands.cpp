@@ -724,10 +724,10 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdAudit(argv0, args);
   if (cmd == "proposal")
     return cmdProposal(argv0, args);
-  std::vector<std::string> commands{"check",   "fmt",       "primitives", "targets",  "corpus",
-                                    "gate", "explain", "rules", "trace",      "cost",     "calibrate", "diff",
-                                    "lower",   "workspace", "revisions",  "revision", "audit",
-                                    "proposal", "version", "help"};
+  std::vector<std::string> commands{"check",     "fmt",     "primitives", "targets",   "corpus",
+                                    "gate",      "explain", "rules",      "trace",     "cost",
+                                    "calibrate", "diff",    "lower",      "workspace", "revisions",
+                                    "revision",  "audit",   "proposal",   "version",   "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
     msg += "; did you mean '" + *guess + "'?";

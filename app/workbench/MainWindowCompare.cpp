@@ -32,7 +32,8 @@ bool readKernelFile(const QString& path, QString& text, QString* error) {
 }
 
 /// Runs `fn` now when the compiler is loaded, else once it is.
-template <typename Fn> void whenCompilerReady(views::CompileSession* session, QObject* context, Fn fn) {
+template <typename Fn>
+void whenCompilerReady(views::CompileSession* session, QObject* context, Fn fn) {
   if (session->compiler()) {
     fn();
     return;
@@ -74,11 +75,10 @@ void MainWindow::buildCompare() {
           [this](const views::BaselineDeltaPtr& delta) {
             if (!delta)
               return;
-            m_baselineLabel->setText(tr("vs %1: %2")
-                                         .arg(QFileInfo(delta->baselinePath).fileName(),
-                                              delta->summary()));
-            m_baselineLabel->setToolTip(tr("Against the pinned baseline %1 (Compare menu)")
-                                            .arg(delta->baselinePath));
+            m_baselineLabel->setText(
+                tr("vs %1: %2").arg(QFileInfo(delta->baselinePath).fileName(), delta->summary()));
+            m_baselineLabel->setToolTip(
+                tr("Against the pinned baseline %1 (Compare menu)").arg(delta->baselinePath));
             m_performance->setBaselineDelta(delta);
           });
   connect(m_performance, &widgets::PerformanceView::tryHint, this,

@@ -75,20 +75,21 @@ void TestCompareShot::baselineStatus() {
   QVERIFY2(out.contains("baseline done"), qPrintable(out));
   // The variant against the pinned corpus kernel: the same deltas as `cake diff` prints.
   QVERIFY2(out.contains(QString::fromUtf8("baseline: vs gemm_ws.cake: Δ -")), qPrintable(out));
-  QVERIFY2(out.contains(QString::fromUtf8("findings +0 −0 · smem -16 B · regs =")), qPrintable(out));
+  QVERIFY2(out.contains(QString::fromUtf8("findings +0 −0 · smem -16 B · regs =")),
+           qPrintable(out));
 }
 
 void TestCompareShot::badArguments_data() {
   QTest::addColumn<QStringList>("args");
   QTest::addColumn<QString>("message");
   QTest::newRow("compare-without-files") << QStringList{"--view", "compare"} << "needs --compare";
-  QTest::newRow("compare-one-file") << QStringList{"--view", "compare", "--compare", kBefore}
-                                    << "needs the newer kernel too";
+  QTest::newRow("compare-one-file")
+      << QStringList{"--view", "compare", "--compare", kBefore} << "needs the newer kernel too";
   QTest::newRow("compare-unreadable")
       << QStringList{"--view", "compare", "--compare", "/nonexistent/a.cake", kAfter}
       << "cannot read '/nonexistent/a.cake'";
-  QTest::newRow("baseline-unreadable")
-      << QStringList{"--baseline", "/nonexistent/b.cake", kAfter} << "cannot read '/nonexistent/b.cake'";
+  QTest::newRow("baseline-unreadable") << QStringList{"--baseline", "/nonexistent/b.cake", kAfter}
+                                       << "cannot read '/nonexistent/b.cake'";
 }
 
 void TestCompareShot::badArguments() {

@@ -14,7 +14,9 @@ using namespace cake;
 
 namespace {
 
-QString hopper() { return test::readFile(test::corpusPath("hopper_gemm/gemm_ws.cake")); }
+QString hopper() {
+  return test::readFile(test::corpusPath("hopper_gemm/gemm_ws.cake"));
+}
 
 QString edited(QString text, const QString& from, const QString& to) {
   Q_ASSERT(text.count(from) == 1);
@@ -39,11 +41,21 @@ void TestCompare::sideBySideRows_data() {
   QTest::addColumn<QString>("before");
   QTest::addColumn<QString>("after");
   QTest::addColumn<QString>("rows"); // per row: C common, R removed, A added, X changed
-  QTest::newRow("same") << "a\nb\n" << "a\nb\n" << "CC";
-  QTest::newRow("replaced") << "a\nb\nc\n" << "a\nx\nc\n" << "CXC";
-  QTest::newRow("more-added") << "a\nb\nc\n" << "a\nx\ny\nc\n" << "CXAC";
-  QTest::newRow("removed") << "a\nb\nc\n" << "a\nc\n" << "CRC";
-  QTest::newRow("appended") << "a\n" << "a\nz\n" << "CA";
+  QTest::newRow("same") << "a\nb\n"
+                        << "a\nb\n"
+                        << "CC";
+  QTest::newRow("replaced") << "a\nb\nc\n"
+                            << "a\nx\nc\n"
+                            << "CXC";
+  QTest::newRow("more-added") << "a\nb\nc\n"
+                              << "a\nx\ny\nc\n"
+                              << "CXAC";
+  QTest::newRow("removed") << "a\nb\nc\n"
+                           << "a\nc\n"
+                           << "CRC";
+  QTest::newRow("appended") << "a\n"
+                            << "a\nz\n"
+                            << "CA";
 }
 
 void TestCompare::sideBySideRows() {
@@ -66,8 +78,10 @@ void TestCompare::graphMarks() {
   // The epilogue wait loses read=true (changed on both sides), a proxy fence is added at the
   // end of the consumer (added on the right, with the program-order edges it brings).
   QString a = hopper();
-  QString b = edited(a, "      bulk.wait_group pending=0 read=true\n", "      bulk.wait_group pending=0\n");
-  b = edited(b, "    bulk.wait_group pending=0\n  }\n}", "    bulk.wait_group pending=0\n    fence.proxy.async\n  }\n}");
+  QString b =
+      edited(a, "      bulk.wait_group pending=0 read=true\n", "      bulk.wait_group pending=0\n");
+  b = edited(b, "    bulk.wait_group pending=0\n  }\n}",
+             "    bulk.wait_group pending=0\n    fence.proxy.async\n  }\n}");
   views::CompareSnapshotPtr s =
       views::buildCompareSnapshot(*test::compiler(), "a.cake", a, "b.cake", b, 7);
   QVERIFY(s && s->diff && s->before && s->after);
@@ -76,9 +90,11 @@ void TestCompare::graphMarks() {
   const sema::KernelModel& mb = s->after->result.model;
   QHash<QString, int> left, right; // "primitive:mark" counts
   for (auto it = s->marksBefore.ops.cbegin(); it != s->marksBefore.ops.cend(); ++it)
-    ++left[QString::fromStdString(ma.ops[it.key()].primitive->name) + ':' + QString::number(int(it.value()))];
+    ++left[QString::fromStdString(ma.ops[it.key()].primitive->name) + ':' +
+           QString::number(int(it.value()))];
   for (auto it = s->marksAfter.ops.cbegin(); it != s->marksAfter.ops.cend(); ++it)
-    ++right[QString::fromStdString(mb.ops[it.key()].primitive->name) + ':' + QString::number(int(it.value()))];
+    ++right[QString::fromStdString(mb.ops[it.key()].primitive->name) + ':' +
+            QString::number(int(it.value()))];
   const int changed = int(views::DiffMark::Changed), added = int(views::DiffMark::Added);
   QCOMPARE(left, (QHash<QString, int>{{QStringLiteral("bulk.wait_group:%1").arg(changed), 1}}));
   QCOMPARE(right, (QHash<QString, int>{{QStringLiteral("bulk.wait_group:%1").arg(changed), 1},
@@ -167,9 +183,11 @@ void TestCompare::hintEditsApply() {
   auto edit = [](std::uint32_t b, std::uint32_t e, std::string r) {
     return cost::TextEdit{SourceRange{1, b, e}, std::move(r)};
   };
-  QCOMPARE(views::withEdits(text, {edit(0, 2, "XY"), edit(6, 8, "Z")}), QStringLiteral("XY\ncd\nZ\n"));
+  QCOMPARE(views::withEdits(text, {edit(0, 2, "XY"), edit(6, 8, "Z")}),
+           QStringLiteral("XY\ncd\nZ\n"));
   // Order of the edits does not matter; out of range or overlapping: refused.
-  QCOMPARE(views::withEdits(text, {edit(6, 8, "Z"), edit(0, 2, "XY")}), QStringLiteral("XY\ncd\nZ\n"));
+  QCOMPARE(views::withEdits(text, {edit(6, 8, "Z"), edit(0, 2, "XY")}),
+           QStringLiteral("XY\ncd\nZ\n"));
   // The end of the text is the last place an edit may reach.
   QCOMPARE(views::withEdits(text, {edit(9, 9, "Z")}), QStringLiteral("ab\ncd\nef\nZ"));
   QCOMPARE(views::withEdits(text, {edit(9, 10, "Z")}), QString());
@@ -178,8 +196,8 @@ void TestCompare::hintEditsApply() {
   // one), applied to their kernel: the child checks and differs.
   QString hop = test::readFile(test::corpusPath("flash_kmeans/assign.cake"));
   int tried = 0;
-  auto check = std::make_shared<driver::CheckResult>(
-      test::compiler()->check("h.cake", hop.toStdString()));
+  auto check =
+      std::make_shared<driver::CheckResult>(test::compiler()->check("h.cake", hop.toStdString()));
   cost::Estimate e = cost::estimate(*test::compiler(), *check);
   for (const cost::Hint& h : e.hints) {
     if (h.edits.empty())

@@ -78,8 +78,8 @@ QString edgeDiffKey(const GraphDescription& graph, const GraphEdge& edge) {
   if (edge.from < 0 || edge.to < 0 || edge.from >= graph.nodes.size() ||
       edge.to >= graph.nodes.size())
     return {};
-  return graph.nodes[edge.from].id + QLatin1Char('>') + graph.nodes[edge.to].id +
-         QLatin1Char('>') + QString::number(int(edge.kind));
+  return graph.nodes[edge.from].id + QLatin1Char('>') + graph.nodes[edge.to].id + QLatin1Char('>') +
+         QString::number(int(edge.kind));
 }
 
 namespace {
@@ -144,8 +144,7 @@ CompareSnapshotPtr buildCompareSnapshot(const driver::Compiler& compiler, const 
   timer.start();
   auto out = std::make_shared<CompareSnapshot>();
   out->jobId = jobId;
-  diff::Assessment a =
-      diff::assess(compiler, pathBefore.toStdString(), textBefore.toStdString());
+  diff::Assessment a = diff::assess(compiler, pathBefore.toStdString(), textBefore.toStdString());
   diff::Assessment b = diff::assess(compiler, pathAfter.toStdString(), textAfter.toStdString());
   auto d = std::make_shared<diff::KernelDiff>(diff::compare(a, b));
   out->irRows = sideBySide(d->ir);

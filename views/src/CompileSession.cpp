@@ -391,8 +391,8 @@ quint64 CompileSession::pinBaseline(const QString& path, const QString& text) {
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
     BaselinePtr result = watcher->result();
     watcher->deleteLater();
-    QString log = result ? QStringLiteral("pinned %1").arg(QFileInfo(result->path).fileName())
-                         : QString();
+    QString log =
+        result ? QStringLiteral("pinned %1").arg(QFileInfo(result->path).fileName()) : QString();
     if (!endJob(id, id == m_latestBaseline, false, log) || !result)
       return;
     m_baseline = result;
@@ -400,13 +400,13 @@ quint64 CompileSession::pinBaseline(const QString& path, const QString& text) {
     if (m_lastCheck)
       requestBaselineDelta(m_lastCheck);
   });
-  watcher->setFuture(QtConcurrent::run(&m_pool, [this, compiler, cancel, id, path,
-                                                 text]() -> BaselinePtr {
-    if (cancel->load())
-      return nullptr;
-    markRunning(id);
-    return buildBaseline(*compiler, path, text);
-  }));
+  watcher->setFuture(
+      QtConcurrent::run(&m_pool, [this, compiler, cancel, id, path, text]() -> BaselinePtr {
+        if (cancel->load())
+          return nullptr;
+        markRunning(id);
+        return buildBaseline(*compiler, path, text);
+      }));
   return id;
 }
 
@@ -423,11 +423,10 @@ quint64 CompileSession::requestBaselineDelta(const CheckSnapshotPtr& snapshot) {
   quint64 id = ++m_next;
   m_latestDelta = id;
   quint64 checkJob = snapshot->jobId;
-  std::shared_ptr<std::atomic<bool>> cancel =
-      beginJob(id, JobKind::Baseline,
-               QStringLiteral("delta %1 against %2")
-                   .arg(QFileInfo(snapshot->path).fileName(),
-                        QFileInfo(m_baseline->path).fileName()));
+  std::shared_ptr<std::atomic<bool>> cancel = beginJob(
+      id, JobKind::Baseline,
+      QStringLiteral("delta %1 against %2")
+          .arg(QFileInfo(snapshot->path).fileName(), QFileInfo(m_baseline->path).fileName()));
   std::shared_ptr<const driver::Compiler> compiler = m_compiler;
   BaselinePtr baseline = m_baseline;
   auto* watcher = new QFutureWatcher<BaselineDeltaPtr>(this);
@@ -439,13 +438,13 @@ quint64 CompileSession::requestBaselineDelta(const CheckSnapshotPtr& snapshot) {
       Q_EMIT baselineDeltaFinished(result);
   });
   QString path = snapshot->path, text = snapshot->text;
-  watcher->setFuture(QtConcurrent::run(&m_pool, [this, compiler, cancel, baseline, id, path, text,
-                                                 checkJob]() -> BaselineDeltaPtr {
-    if (cancel->load())
-      return nullptr;
-    markRunning(id);
-    return buildBaselineDelta(*compiler, baseline, path, text, checkJob);
-  }));
+  watcher->setFuture(QtConcurrent::run(
+      &m_pool, [this, compiler, cancel, baseline, id, path, text, checkJob]() -> BaselineDeltaPtr {
+        if (cancel->load())
+          return nullptr;
+        markRunning(id);
+        return buildBaselineDelta(*compiler, baseline, path, text, checkJob);
+      }));
   return id;
 }
 

@@ -33,8 +33,8 @@ std::string printIndex(const ir::Index& ix) {
   case ir::Index::Kind::Full:
     return ":";
   case ir::Index::Kind::Slice:
-    return (ix.start ? ir::print(*ix.start) : std::string()) + " +: " +
-           (ix.size ? ir::print(*ix.size) : std::string());
+    return (ix.start ? ir::print(*ix.start) : std::string()) +
+           " +: " + (ix.size ? ir::print(*ix.size) : std::string());
   case ir::Index::Kind::Point:
     break;
   }
@@ -52,7 +52,9 @@ std::string printOperand(const ir::Operand& op) {
   return s;
 }
 
-std::string printValue(const ir::ExprPtr& e) { return e ? ir::print(*e) : std::string(); }
+std::string printValue(const ir::ExprPtr& e) {
+  return e ? ir::print(*e) : std::string();
+}
 
 std::string printType(const ir::TypeSpec& t) {
   std::string s = t.dtype.name;
@@ -325,7 +327,8 @@ std::string anchorOf(const SourceRange& range, const std::vector<Item>& items,
     return best;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const SourceRange& r = items[i].range;
-    if (r.file != range.file || r.begin > range.begin || range.begin >= std::max(r.end, r.begin + 1))
+    if (r.file != range.file || r.begin > range.begin ||
+        range.begin >= std::max(r.end, r.begin + 1))
       continue;
     if (r.end - r.begin < bestSize) {
       bestSize = r.end - r.begin;
@@ -483,9 +486,9 @@ KernelDiff compare(const Assessment& before, const Assessment& after) {
       d.ptx = diffLines(before.ptx, after.ptx);
     else
       d.ptxNote = !before.ptx.empty() ? "after: " + after.ptxUnavailable
-                  : !after.ptx.empty() ? "before: " + before.ptxUnavailable
-                                       : "before: " + before.ptxUnavailable +
-                                             "; after: " + after.ptxUnavailable;
+                  : !after.ptx.empty()
+                      ? "before: " + before.ptxUnavailable
+                      : "before: " + before.ptxUnavailable + "; after: " + after.ptxUnavailable;
   }
   return d;
 }

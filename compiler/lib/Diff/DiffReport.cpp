@@ -56,7 +56,7 @@ void writeQuantity(json::Writer& w, const Quantity& q) {
   w.key("after");
   q.after ? w.value(*q.after) : w.null();
   w.key("delta");
-  q.before && q.after ? w.value(*q.after - *q.before) : w.null();
+  q.before&& q.after ? w.value(*q.after - *q.before) : w.null();
   w.endObject();
 }
 
@@ -108,8 +108,7 @@ void renderItems(std::string& out, const std::vector<ItemChange>& items) {
     std::string where = c.kind == ChangeKind::Added     ? "line " + std::to_string(c.lineAfter)
                         : c.kind == ChangeKind::Removed ? "line " + std::to_string(c.lineBefore)
                                                         : "line " + std::to_string(c.lineBefore) +
-                                                              " -> " +
-                                                              std::to_string(c.lineAfter);
+                                                              " -> " + std::to_string(c.lineAfter);
     out += std::string("  ") + mark + " " + c.key + " (" + where + "): " + c.summary + "\n";
     for (const FieldChange& f : c.fields)
       out += "      " + f.field + ": " + (f.before.empty() ? "(none)" : f.before) + " -> " +
@@ -188,9 +187,8 @@ Assessment assess(const driver::Compiler& compiler, std::string path, std::strin
     s.ptxUnavailable = "refused kernel (blocking findings)";
     return s;
   }
-  lower::LoweredKernel lk =
-      lower::lowerKernel(s.check.module, s.check.model, compiler.registry(), *s.check.sources,
-                         s.path);
+  lower::LoweredKernel lk = lower::lowerKernel(s.check.module, s.check.model, compiler.registry(),
+                                               *s.check.sources, s.path);
   if (!lk.ok) {
     s.ptxUnavailable = "lowering failed";
     for (const Diagnostic& d : lk.findings)
@@ -284,8 +282,8 @@ std::string renderText(const KernelDiff& d) {
   out += "findings: " + std::to_string(appeared) + " appeared, " +
          std::to_string(d.findings.size() - appeared) + " disappeared\n";
   for (const FindingChange& f : d.findings)
-    out += std::string("  ") + (f.appeared ? "+ " : "- ") + f.code + " at " + f.anchor +
-           " (line " + std::to_string(f.line) + ", " + f.severity + "): " + f.message + "\n";
+    out += std::string("  ") + (f.appeared ? "+ " : "- ") + f.code + " at " + f.anchor + " (line " +
+           std::to_string(f.line) + ", " + f.severity + "): " + f.message + "\n";
   out += "predicted: " + showQuantity(d.predictedUs, 2, " us") + "\n";
   if (!d.bottleneckBefore.empty() || !d.bottleneckAfter.empty())
     out += "bottleneck: " + (d.bottleneckBefore.empty() ? "-" : d.bottleneckBefore) + " -> " +

@@ -26,7 +26,9 @@ namespace {
 
 const QColor kRemovedBg(0xfd, 0xd8, 0xd6), kAddedBg(0xd4, 0xf4, 0xdc), kFillerBg(0xee, 0xee, 0xee);
 
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString esc(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
 
 QString quantity(const diff::Quantity& q, int digits, const QString& unit) {
   auto one = [&](const std::optional<double>& v) {
@@ -65,9 +67,11 @@ void fill(QPlainTextEdit* edit, const QVector<views::DiffRow>& rows, bool left) 
     bool present = left ? r.left != 0 : r.right != 0;
     if (!present && r.kind != views::DiffRow::Kind::Common)
       bg = kFillerBg;
-    else if (r.kind == views::DiffRow::Kind::Removed || (left && r.kind == views::DiffRow::Kind::Changed))
+    else if (r.kind == views::DiffRow::Kind::Removed ||
+             (left && r.kind == views::DiffRow::Kind::Changed))
       bg = kRemovedBg;
-    else if (r.kind == views::DiffRow::Kind::Added || (!left && r.kind == views::DiffRow::Kind::Changed))
+    else if (r.kind == views::DiffRow::Kind::Added ||
+             (!left && r.kind == views::DiffRow::Kind::Changed))
       bg = kAddedBg;
     if (bg.isValid()) {
       QTextEdit::ExtraSelection sel;
@@ -88,9 +92,9 @@ QTreeWidgetItem* itemRow(QTreeWidget* tree, const diff::ItemChange& c) {
                                                        : QStringLiteral("~ changed");
   it->setText(0, mark);
   it->setText(1, QString::fromStdString(c.key));
-  it->setText(2, QStringLiteral("%1 → %2")
-                     .arg(c.lineBefore ? QString::number(c.lineBefore) : QStringLiteral("–"),
-                          c.lineAfter ? QString::number(c.lineAfter) : QStringLiteral("–")));
+  it->setText(2, QStringLiteral("%1 → %2").arg(
+                     c.lineBefore ? QString::number(c.lineBefore) : QStringLiteral("–"),
+                     c.lineAfter ? QString::number(c.lineAfter) : QStringLiteral("–")));
   it->setText(3, QString::fromStdString(c.summary));
   it->setForeground(0, c.kind == diff::ChangeKind::Added     ? QColor(0x1e, 0x8e, 0x3e)
                        : c.kind == diff::ChangeKind::Removed ? QColor(0xc5, 0x22, 0x1f)
@@ -98,11 +102,10 @@ QTreeWidgetItem* itemRow(QTreeWidget* tree, const diff::ItemChange& c) {
   for (const diff::FieldChange& f : c.fields) {
     auto* child = new QTreeWidgetItem(it);
     child->setText(1, QString::fromStdString(f.field));
-    child->setText(3, QStringLiteral("%1 → %2")
-                          .arg(f.before.empty() ? QStringLiteral("(none)")
-                                                : QString::fromStdString(f.before),
-                               f.after.empty() ? QStringLiteral("(none)")
-                                               : QString::fromStdString(f.after)));
+    child->setText(
+        3, QStringLiteral("%1 → %2").arg(
+               f.before.empty() ? QStringLiteral("(none)") : QString::fromStdString(f.before),
+               f.after.empty() ? QStringLiteral("(none)") : QString::fromStdString(f.after)));
   }
   it->setExpanded(true);
   return it;
@@ -159,8 +162,9 @@ CompareView::CompareView(QWidget* parent)
     : QWidget(parent), m_selBefore(new views::SelectionModel(this)),
       m_selAfter(new views::SelectionModel(this)), m_summary(new QLabel(this)),
       m_ir(new DiffPane(this)), m_ptx(new DiffPane(this)), m_tabs(new QTabWidget(this)),
-      m_graphBefore(new GraphView(m_selBefore, this)), m_graphAfter(new GraphView(m_selAfter, this)),
-      m_changes(new QTreeWidget(this)), m_findings(new QTreeWidget(this)) {
+      m_graphBefore(new GraphView(m_selBefore, this)),
+      m_graphAfter(new GraphView(m_selAfter, this)), m_changes(new QTreeWidget(this)),
+      m_findings(new QTreeWidget(this)) {
   setObjectName(QStringLiteral("compareView"));
   m_summary->setObjectName(QStringLiteral("compareSummary"));
   m_summary->setTextFormat(Qt::RichText);
@@ -238,10 +242,12 @@ void CompareView::setSnapshot(const views::CompareSnapshotPtr& snapshot) {
   QStringList res;
   for (const auto& [role, q] : d.registers)
     if (q.differs())
-      res << tr("regs %1: %2").arg(QString::fromStdString(role).toHtmlEscaped(), quantity(q, 0, {}));
+      res << tr("regs %1: %2")
+                 .arg(QString::fromStdString(role).toHtmlEscaped(), quantity(q, 0, {}));
   for (const auto& [pipe, q] : d.stages)
     if (q.differs())
-      res << tr("stages %1: %2").arg(QString::fromStdString(pipe).toHtmlEscaped(), quantity(q, 0, {}));
+      res << tr("stages %1: %2")
+                 .arg(QString::fromStdString(pipe).toHtmlEscaped(), quantity(q, 0, {}));
   QString ptx = d.ptx ? tr("PTX +%1 −%2 lines").arg(d.ptx->added).arg(d.ptx->removed)
                       : tr("PTX not compared (%1)").arg(esc(d.ptxNote));
   res << tr("%1 declaration(s), %2 operation(s) changed · findings +%3 −%4 · IR +%5 −%6 lines · %7")
@@ -256,7 +262,8 @@ void CompareView::setSnapshot(const views::CompareSnapshotPtr& snapshot) {
   m_summary->setText(lines.join(QStringLiteral("<br>")));
 
   m_ir->setRows(snapshot->irRows);
-  m_ptx->setRows(snapshot->ptxRows, tr("PTX not compared: %1").arg(QString::fromStdString(d.ptxNote)));
+  m_ptx->setRows(snapshot->ptxRows,
+                 tr("PTX not compared: %1").arg(QString::fromStdString(d.ptxNote)));
 
   m_changes->clear();
   for (const diff::ItemChange& c : d.decls)
@@ -269,11 +276,13 @@ void CompareView::setSnapshot(const views::CompareSnapshotPtr& snapshot) {
     it->setText(0, f.appeared ? tr("+ appeared") : tr("− disappeared"));
     it->setForeground(0, f.appeared ? QColor(0xc5, 0x22, 0x1f) : QColor(0x1e, 0x8e, 0x3e));
     it->setText(1, QString::fromStdString(f.code));
-    it->setText(2, QStringLiteral("%1 (line %2)").arg(QString::fromStdString(f.anchor)).arg(f.line));
+    it->setText(2,
+                QStringLiteral("%1 (line %2)").arg(QString::fromStdString(f.anchor)).arg(f.line));
     it->setText(3, QString::fromStdString(f.message));
   }
   m_tabs->setTabText(1, tr("Operations (%1)").arg(d.decls.size() + d.ops.size()));
-  m_tabs->setTabText(2, tr("Findings (+%1 −%2)").arg(appeared).arg(int(d.findings.size()) - appeared));
+  m_tabs->setTabText(2,
+                     tr("Findings (+%1 −%2)").arg(appeared).arg(int(d.findings.size()) - appeared));
 
   m_graphBefore->setDiffMarks(snapshot->marksBefore);
   m_graphAfter->setDiffMarks(snapshot->marksAfter);
@@ -292,6 +301,8 @@ bool CompareView::ready() const {
   return true;
 }
 
-QString CompareView::summaryText() const { return m_summary->text(); }
+QString CompareView::summaryText() const {
+  return m_summary->text();
+}
 
 } // namespace cake::widgets

@@ -49,9 +49,8 @@ QString wrapped(const QString& text, int width = 80) {
 
 PerformanceView::PerformanceView(views::SelectionModel* selection, QWidget* parent)
     : QWidget(parent), m_selection(selection), m_header(new QLabel(this)),
-      m_baseline(new QLabel(this)),
-      m_roofline(new Plot(this)), m_ops(new Plot(this)), m_roles(new Plot(this)),
-      m_hints(new QTextBrowser(this)) {
+      m_baseline(new QLabel(this)), m_roofline(new Plot(this)), m_ops(new Plot(this)),
+      m_roles(new Plot(this)), m_hints(new QTextBrowser(this)) {
   setObjectName(QStringLiteral("performanceView"));
   m_roofline->setObjectName(QStringLiteral("rooflinePlot"));
   m_ops->setObjectName(QStringLiteral("opTimePlot"));
@@ -146,7 +145,8 @@ void PerformanceView::setBaselineDelta(const views::BaselineDeltaPtr& delta) {
       double x = *q.after - *q.before;
       delta = (x > 0 ? QStringLiteral("+") : QString()) + QString::number(x, 'f', digits);
       if (*q.before != 0)
-        delta += QStringLiteral(" (%1%2%)").arg(x > 0 ? "+" : "").arg(100.0 * x / *q.before, 0, 'f', 1);
+        delta +=
+            QStringLiteral(" (%1%2%)").arg(x > 0 ? "+" : "").arg(100.0 * x / *q.before, 0, 'f', 1);
       // Lower is better for every metric shown here (time, memory, registers).
       colour = !q.differs() ? QStringLiteral("inherit")
                : x < 0      ? QStringLiteral("#1e8e3e")
@@ -162,13 +162,15 @@ void PerformanceView::setBaselineDelta(const views::BaselineDeltaPtr& delta) {
                      .arg(tr("vs baseline %1").arg(esc(QFileInfo(delta->baselinePath).fileName())),
                           tr("baseline"), tr("current"), tr("Δ"));
   html += row(tr("predicted µs"), d.predictedUs, 2);
-  html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td></td></tr>")
-              .arg(tr("bottleneck"), esc(QString::fromStdString(d.bottleneckBefore)),
-                   esc(QString::fromStdString(d.bottleneckAfter)));
-  html += QStringLiteral("<tr><td>%1</td><td></td><td></td><td align=right><b>+%2 −%3</b></td></tr>")
-              .arg(tr("findings"))
-              .arg(delta->findingsAppeared)
-              .arg(delta->findingsDisappeared);
+  html +=
+      QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td></td></tr>")
+          .arg(tr("bottleneck"), esc(QString::fromStdString(d.bottleneckBefore)),
+               esc(QString::fromStdString(d.bottleneckAfter)));
+  html +=
+      QStringLiteral("<tr><td>%1</td><td></td><td></td><td align=right><b>+%2 −%3</b></td></tr>")
+          .arg(tr("findings"))
+          .arg(delta->findingsAppeared)
+          .arg(delta->findingsDisappeared);
   html += row(tr("shared memory B"), d.smemBytes, 0);
   for (const auto& [role, q] : d.registers)
     html += row(tr("registers %1").arg(QString::fromStdString(role)), q, 0);
@@ -179,7 +181,9 @@ void PerformanceView::setBaselineDelta(const views::BaselineDeltaPtr& delta) {
   m_baseline->show();
 }
 
-QString PerformanceView::baselineText() const { return m_baseline->isVisible() || m_delta ? m_baseline->text() : QString(); }
+QString PerformanceView::baselineText() const {
+  return m_baseline->isVisible() || m_delta ? m_baseline->text() : QString();
+}
 
 void PerformanceView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
@@ -354,9 +358,10 @@ void PerformanceView::render() {
       // A hint that carries its edit can be tried: a child kernel compared with this one.
       bool mechanical = m_cost->estimate && std::size_t(i) < m_cost->estimate->hints.size() &&
                         !m_cost->estimate->hints[std::size_t(i)].edits.empty();
-      html += QStringLiteral("<li>%1%2</li>")
-                  .arg(esc(d.hints[i]),
-                       mechanical ? QStringLiteral(" <a href=\"try:%1\">Try</a>").arg(i) : QString());
+      html +=
+          QStringLiteral("<li>%1%2</li>")
+              .arg(esc(d.hints[i]),
+                   mechanical ? QStringLiteral(" <a href=\"try:%1\">Try</a>").arg(i) : QString());
     }
     html += QStringLiteral("</ul>");
   }

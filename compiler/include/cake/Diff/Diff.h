@@ -36,7 +36,7 @@ struct Assessment {
 };
 
 struct AssessOptions {
-  bool ptx = true;   ///< lower accepted kernels through the LLVM path
+  bool ptx = true;    ///< lower accepted kernels through the LLVM path
   bool hints = false; ///< let the cost model search what-if variants (slower)
 };
 
@@ -56,13 +56,13 @@ const char* changeKindName(ChangeKind kind);
 /// A declaration or operation present on one side only, or on both with different fields.
 struct ItemChange {
   ChangeKind kind = ChangeKind::Changed;
-  std::string key;     ///< identity, e.g. "smem a_s" or "producer/tma.load#0"
-  std::string summary; ///< canonical text of the statement (the newer side when both)
+  std::string key;                   ///< identity, e.g. "smem a_s" or "producer/tma.load#0"
+  std::string summary;               ///< canonical text of the statement (the newer side when both)
   int lineBefore = 0, lineAfter = 0; ///< 1-based; 0 on the side it is absent from
   /// The statement or declaration in each side's syntax tree (0 where absent): views map
   /// them to operations and graph nodes.
   ir::NodeId nodeBefore = 0, nodeAfter = 0;
-  std::vector<FieldChange> fields;   ///< Changed only
+  std::vector<FieldChange> fields; ///< Changed only
 };
 
 /// A finding present on one side only, keyed by code and the item it is attached to.
@@ -113,8 +113,8 @@ struct KernelDiff {
   std::map<std::string, Quantity> registers; ///< per role
   std::map<std::string, Quantity> stages;    ///< per pipeline
   LineDiff ir;                               ///< the two source texts
-  std::optional<LineDiff> ptx; ///< present when both sides have PTX
-  std::string ptxNote;         ///< why there is no PTX diff
+  std::optional<LineDiff> ptx;               ///< present when both sides have PTX
+  std::string ptxNote;                       ///< why there is no PTX diff
   /// Any semantic difference (items, findings, prediction, resources, PTX); whitespace,
   /// comment and line-position changes alone are none.
   bool different() const;

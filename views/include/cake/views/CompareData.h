@@ -36,8 +36,8 @@ QString edgeDiffKey(const GraphDescription& graph, const GraphEdge& edge);
 
 /// Diff marks of one side's graph.
 struct GraphMarks {
-  QHash<int, DiffMark> ops; ///< KernelModel op index → mark
-  QSet<QString> edges;      ///< edgeDiffKey() of edges present on this side only
+  QHash<int, DiffMark> ops;              ///< KernelModel op index → mark
+  QSet<QString> edges;                   ///< edgeDiffKey() of edges present on this side only
   DiffMark edgeMark = DiffMark::Changed; ///< Removed on the older side, Added on the newer
 };
 

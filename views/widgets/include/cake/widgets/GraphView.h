@@ -133,7 +133,7 @@ private:
   quint64 m_costCheck = 0;        ///< check job of the shares
   QHash<int, double> m_costShares; ///< op → share of the predicted time
   QHash<int, views::DiffMark> m_diffOps; ///< op → diff mark (Compare view)
-  QSet<QString> m_diffEdges;            ///< views::edgeDiffKey of edges on this side only
+  QSet<QString> m_diffEdges;             ///< views::edgeDiffKey of edges on this side only
   views::DiffMark m_edgeMark = views::DiffMark::Changed;
   QToolButton* m_costButton = nullptr;
   int m_current = -1;
