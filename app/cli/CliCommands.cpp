@@ -590,6 +590,12 @@ void printHelp(const std::string& topic) {
        "  target; cubin: ptxas (--via llvm) or NVRTC/nvcc (--via cuda) with resource\n"
        "  evidence judged against the IR. --benchmark N times the LLVM path against\n"
        "  nvcc -ptx on the exported CUDA. exit: 0 ok, 1 findings, 2 usage or I/O error\n"},
+      {"diff", "cake diff A.cake B.cake [--format text|json] [--target T] [--no-ptx]\n"
+               "  Semantic diff: declarations and operations added/removed/changed (aligned by\n"
+               "  role, primitive and operands, not by line), findings appeared/disappeared,\n"
+               "  delta of predicted time and bottleneck, shared memory, registers, stages, and\n"
+               "  the generated PTX (LLVM path). --target T costs and lowers both on T.\n"
+               "  exit: 0 no semantic difference, 1 different, 2 usage, I/O or parse error\n"},
       {"cost", "cake cost FILE [--format text|json] [--no-hints] [--calibration DIR]\n"
                "  Predicted kernel time with bounds, the bottleneck (memory-, tensor-, compute-,\n"
                "  latency/sync- or occupancy-bound) attributed to operations and roles, roofline\n"
@@ -662,6 +668,7 @@ void printHelp(const std::string& topic) {
              "  trace       the verifier's event trace and barrier/resource summaries\n"
              "  cost        predicted time, bottleneck, roofline and hints of a kernel\n"
              "  calibrate   fit the cost model to measured runs\n"
+             "  diff        semantic diff of two kernels (operations, findings, cost, PTX)\n"
              "  lower       lower a kernel to metadata, LLVM IR, PTX, CUDA C++ or a cubin\n"
              "  workspace   create a workspace (the store of approved data and its audit log)\n"
              "  revisions   the workspace's revisions and what each changed\n"
@@ -713,6 +720,8 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdCost(argv0, args);
   if (cmd == "calibrate")
     return cmdCalibrate(argv0, args);
+  if (cmd == "diff")
+    return cmdDiff(argv0, args);
   if (cmd == "lower")
     return cmdLower(argv0, args);
   if (cmd == "workspace")
@@ -725,10 +734,10 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdAudit(argv0, args);
   if (cmd == "proposal")
     return cmdProposal(argv0, args);
-  std::vector<std::string> commands{"check",   "fmt",       "primitives", "targets",  "corpus",
-                                    "gate", "explain", "rules", "trace",      "cost",     "calibrate",
-                                    "lower",   "workspace", "revisions",  "revision", "audit",
-                                    "proposal", "version", "help"};
+  std::vector<std::string> commands{"check",     "fmt",     "primitives", "targets",   "corpus",
+                                    "gate",      "explain", "rules",      "trace",     "cost",
+                                    "calibrate", "diff",    "lower",      "workspace", "revisions",
+                                    "revision",  "audit",   "proposal",   "version",   "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
     msg += "; did you mean '" + *guess + "'?";

@@ -80,6 +80,7 @@ int cmdRules(const std::string& argv0, const std::vector<std::string>& args);
 int cmdExplain(const std::string& argv0, const std::vector<std::string>& args);
 int cmdTrace(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCost(const std::string& argv0, const std::vector<std::string>& args);
+int cmdDiff(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdLower(const std::string& argv0, const std::vector<std::string>& args);
 int cmdGate(const std::string& argv0, const std::vector<std::string>& args);

@@ -6,6 +6,7 @@
 #include "cake/views/CakeHighlighter.h"
 #include "cake/views/FindingsModel.h"
 #include "cake/widgets/CodeEditor.h"
+#include "cake/widgets/CompareView.h"
 #include "cake/widgets/FindingsPanel.h"
 #include "cake/widgets/GraphView.h"
 #include "cake/widgets/MemoryLayoutView.h"
@@ -76,6 +77,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
               statusBar()->showMessage(tr("%1:%2:%3").arg(path).arg(line).arg(column), 8000);
           });
   buildViews();
+  buildCompare();
 
   m_status->setObjectName(QStringLiteral("checkStatus"));
   statusBar()->addWidget(m_status, 1);
@@ -181,6 +183,8 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_codeDock;
   if (name == QLatin1String("jobs"))
     return m_jobsDock;
+  if (name == QLatin1String("compare"))
+    return m_compareDock;
   return nullptr;
 }
 
@@ -190,6 +194,8 @@ bool MainWindow::viewsReady() const {
   if (m_performance->pending())
     return false;
   bool codeShown = m_codeDock->isVisible() && !m_codeDock->visibleRegion().isEmpty();
+  if (m_compareRequested && !m_compare->ready())
+    return false;
   return !codeShown || m_code->ready();
 }
 
@@ -243,6 +249,29 @@ void MainWindow::buildMenus() {
   view->addAction(m_performanceDock->toggleViewAction());
   view->addAction(m_codeDock->toggleViewAction());
   view->addAction(m_jobsDock->toggleViewAction());
+  view->addAction(m_compareDock->toggleViewAction());
+  QMenu* compare = menuBar()->addMenu(tr("&Compare"));
+  compare->addAction(tr("&Pin Current Kernel as Baseline"), this, [this] { pinCurrentAsBaseline(); });
+  compare->addAction(tr("Pin Baseline from &File…"), this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, tr("Baseline kernel"), m_folder.isEmpty() ? m_workspace : m_folder,
+                                                tr("Cake IR (*.cake);;All files (*)"));
+    QString error;
+    if (!path.isEmpty() && !pinBaselineFile(path, &error))
+      QMessageBox::warning(this, tr("Pin baseline"), error);
+  });
+  compare->addAction(tr("&Unpin Baseline"), this, [this] { m_session->clearBaseline(); });
+  compare->addSeparator();
+  compare->addAction(tr("Compare with &Baseline"), this, [this] { compareWithBaseline(); });
+  compare->addAction(tr("Compare &Files…"), this, [this] {
+    QString dir = m_folder.isEmpty() ? m_workspace : m_folder;
+    QString a = QFileDialog::getOpenFileName(this, tr("Older kernel"), dir, tr("Cake IR (*.cake)"));
+    if (a.isEmpty())
+      return;
+    QString b = QFileDialog::getOpenFileName(this, tr("Newer kernel"), dir, tr("Cake IR (*.cake)"));
+    QString error;
+    if (!b.isEmpty() && !compareFiles(a, b, &error))
+      QMessageBox::warning(this, tr("Compare"), error);
+  });
   rebuildRecentMenu();
 }
 

@@ -30,6 +30,7 @@ class TimelineView;
 class PerformanceView;
 class LoweredCodeView;
 class JobsView;
+class CompareView;
 } // namespace cake::widgets
 
 namespace cake::app {
@@ -64,6 +65,17 @@ public:
   widgets::LoweredCodeView* codeView() const { return m_code; }
   views::SelectionModel* selection() const { return m_selection; }
   widgets::GraphView* graphView() const { return m_graph; }
+  widgets::CompareView* compareView() const { return m_compare; }
+
+  /// Compares two kernel files in the Compare view (background job); false (and why) when one
+  /// cannot be read.
+  bool compareFiles(const QString& before, const QString& after, QString* error = nullptr);
+  /// Pins the editor's kernel as the baseline (Performance > Pin Baseline).
+  void pinCurrentAsBaseline();
+  /// Pins a kernel file as the baseline; false (and why) when it cannot be read.
+  bool pinBaselineFile(const QString& path, QString* error = nullptr);
+  /// The status bar's baseline delta ("" without a baseline).
+  QString baselineStatus() const;
 
 Q_SIGNALS:
   void checkShown(quint64 jobId);
@@ -88,6 +100,9 @@ private:
   void findInEditor(bool next);
   void applyPalette();
   void buildViews();
+  void buildCompare();
+  /// Compares the pinned baseline with the editor's kernel.
+  void compareWithBaseline();
 
   views::CompileSession* m_session;
   widgets::CodeEditor* m_editor;
@@ -117,6 +132,11 @@ private:
   QDockWidget* m_performanceDock = nullptr;
   QDockWidget* m_codeDock = nullptr;
   QDockWidget* m_jobsDock = nullptr;
+  // Baseline and Compare (issue #13 section 2).
+  widgets::CompareView* m_compare = nullptr;
+  QDockWidget* m_compareDock = nullptr;
+  QLabel* m_baselineLabel = nullptr;
+  bool m_compareRequested = false;
   QLabel* m_status;
   QLabel* m_revision;
   QMenu* m_examples;

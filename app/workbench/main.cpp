@@ -84,14 +84,20 @@ int main(int argc, char** argv) {
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
-                          "jobs or all (default all).",
+                          "jobs, compare or all (default all).",
                           "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
   QCommandLineOption line("line", "Put the editor cursor on this line before rendering (selects its operation).", "n");
+  QCommandLineOption compare("compare",
+                             "Compare this kernel (older) with the one opened (newer) in the Compare view: "
+                             "--compare A.cake B.cake.",
+                             "file");
+  QCommandLineOption baseline("baseline", "Pin this kernel as the baseline (deltas in the status bar and "
+                              "the performance view).", "file");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
-  parser.addOptions({workspace, open, screenshot, view, size, dark, line, registry, targets});
+  parser.addOptions({workspace, open, screenshot, view, size, dark, line, compare, baseline, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -107,9 +113,10 @@ int main(int argc, char** argv) {
   QString file = parser.isSet(open) ? parser.value(open)
                                     : parser.positionalArguments().value(0);
   bool headless = parser.isSet(screenshot);
+  bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "all"};
+                                      "performance", "code", "jobs", "compare", "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -154,6 +161,21 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (parser.isSet(compare)) {
+    if (!fileGiven)
+      return fail(QStringLiteral("--compare A.cake needs the newer kernel too: --compare A.cake B.cake"));
+    QString error;
+    if (!window.compareFiles(parser.value(compare), file, &error))
+      return fail(error);
+  } else if (headless && viewName == QLatin1String("compare")) {
+    return fail(QStringLiteral("--view compare needs --compare A.cake B.cake"));
+  }
+  if (parser.isSet(baseline)) {
+    QString error;
+    if (!window.pinBaselineFile(parser.value(baseline), &error))
+      return fail(error);
+  }
+
   if (!headless) {
     window.show();
     return app.exec();
@@ -173,7 +195,7 @@ int main(int argc, char** argv) {
   }
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
-    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs"})
+    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -214,6 +236,11 @@ int main(int argc, char** argv) {
     // The graph layout, the cost estimate and (for the code view) lowering + ptxas.
     if (!waitFor([&] { return window.viewsReady(); }, 90000))
       return fail(QStringLiteral("timed out waiting for the views (graph layout, cost estimate, lowering)"));
+    if (parser.isSet(baseline) &&
+        !waitFor([&] { return window.baselineStatus().contains(QStringLiteral("findings")); }, 30000))
+      return fail(QStringLiteral("timed out waiting for the baseline delta"));
+    if (parser.isSet(baseline))
+      std::printf("cake-workbench: baseline: %s\n", qPrintable(window.baselineStatus()));
   }
   QCoreApplication::processEvents();
   qint64 readyMs = timer.elapsed();

@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/CompileSession.h"
 
+#include "cake/views/CompareData.h"
 #include "cake/views/LoweredCode.h"
 #include "cake/views/PerformanceData.h"
 
@@ -27,6 +28,10 @@ QString jobKindName(JobKind kind) {
     return QStringLiteral("lower");
   case JobKind::Ptxas:
     return QStringLiteral("ptxas");
+  case JobKind::Compare:
+    return QStringLiteral("compare");
+  case JobKind::Baseline:
+    return QStringLiteral("baseline");
   }
   return {};
 }
@@ -56,11 +61,15 @@ CompileSession::CompileSession(QObject* parent) : QObject(parent) {
   qRegisterMetaType<PtxasSnapshotPtr>();
   qRegisterMetaType<JobInfo>();
   qRegisterMetaType<JobState>();
+  qRegisterMetaType<CompareSnapshotPtr>();
+  qRegisterMetaType<BaselinePtr>();
+  qRegisterMetaType<BaselineDeltaPtr>();
   // One worker keeps checks and their cost estimates in order and leaves the other core to the
   // GUI; lowering and ptxas (seconds, an external process) get their own so a check never
   // waits behind them.
   m_pool.setMaxThreadCount(1);
   m_toolPool.setMaxThreadCount(1);
+  m_comparePool.setMaxThreadCount(1);
 }
 
 CompileSession::~CompileSession() {
@@ -68,6 +77,7 @@ CompileSession::~CompileSession() {
   // only while it exists: both pools are drained here, before any member goes away.
   for (const Active& a : std::as_const(m_active))
     a.cancel->store(true);
+  m_comparePool.waitForDone();
   m_toolPool.waitForDone();
   m_pool.waitForDone();
 }
@@ -200,9 +210,12 @@ void CompileSession::runCheck(quint64 id, QString path, QString text) {
     Q_EMIT jobFinished(id, snapshot ? snapshot->elapsedMs : 0, !deliver);
     if (!deliver)
       return;
+    m_lastCheck = snapshot;
     Q_EMIT checkFinished(snapshot);
     if (snapshot->result.accepted)
       requestCost(snapshot);
+    if (m_baseline)
+      requestBaselineDelta(snapshot);
   });
   // Inputs are captured by value; the job never touches this object but for markRunning.
   watcher->setFuture(
@@ -329,9 +342,116 @@ quint64 CompileSession::requestPtxas(const LowerSnapshotPtr& lowered) {
   return id;
 }
 
+quint64 CompileSession::requestCompare(const QString& pathBefore, const QString& textBefore,
+                                       const QString& pathAfter, const QString& textAfter) {
+  if (!m_compiler)
+    return 0;
+  quint64 id = ++m_next;
+  m_latestCompare = id;
+  std::shared_ptr<std::atomic<bool>> cancel =
+      beginJob(id, JobKind::Compare,
+               QStringLiteral("compare %1 with %2")
+                   .arg(QFileInfo(pathBefore).fileName(), QFileInfo(pathAfter).fileName()));
+  std::shared_ptr<const driver::Compiler> compiler = m_compiler;
+  auto* watcher = new QFutureWatcher<CompareSnapshotPtr>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
+    CompareSnapshotPtr result = watcher->result();
+    watcher->deleteLater();
+    QString log;
+    if (result)
+      log = QStringLiteral("%1 declaration(s), %2 operation(s), %3 finding(s) changed in %4 ms")
+                .arg(result->diff->decls.size())
+                .arg(result->diff->ops.size())
+                .arg(result->diff->findings.size())
+                .arg(result->elapsedMs);
+    if (endJob(id, id == m_latestCompare, false, log) && result)
+      Q_EMIT compareFinished(result);
+  });
+  watcher->setFuture(QtConcurrent::run(
+      &m_comparePool,
+      [this, compiler, cancel, id, pathBefore, textBefore, pathAfter,
+       textAfter]() -> CompareSnapshotPtr {
+        if (cancel->load())
+          return nullptr;
+        markRunning(id);
+        return buildCompareSnapshot(*compiler, pathBefore, textBefore, pathAfter, textAfter, id);
+      }));
+  return id;
+}
+
+quint64 CompileSession::pinBaseline(const QString& path, const QString& text) {
+  if (!m_compiler)
+    return 0;
+  quint64 id = ++m_next;
+  m_latestBaseline = id;
+  std::shared_ptr<std::atomic<bool>> cancel = beginJob(
+      id, JobKind::Baseline, QStringLiteral("baseline %1").arg(QFileInfo(path).fileName()));
+  std::shared_ptr<const driver::Compiler> compiler = m_compiler;
+  auto* watcher = new QFutureWatcher<BaselinePtr>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
+    BaselinePtr result = watcher->result();
+    watcher->deleteLater();
+    QString log =
+        result ? QStringLiteral("pinned %1").arg(QFileInfo(result->path).fileName()) : QString();
+    if (!endJob(id, id == m_latestBaseline, false, log) || !result)
+      return;
+    m_baseline = result;
+    Q_EMIT baselineReady(result);
+    if (m_lastCheck)
+      requestBaselineDelta(m_lastCheck);
+  });
+  watcher->setFuture(
+      QtConcurrent::run(&m_pool, [this, compiler, cancel, id, path, text]() -> BaselinePtr {
+        if (cancel->load())
+          return nullptr;
+        markRunning(id);
+        return buildBaseline(*compiler, path, text);
+      }));
+  return id;
+}
+
+void CompileSession::clearBaseline() {
+  m_latestBaseline = ++m_next; // a pin still running is stale now
+  m_latestDelta = 0;
+  m_baseline.reset();
+  Q_EMIT baselineReady(nullptr);
+}
+
+quint64 CompileSession::requestBaselineDelta(const CheckSnapshotPtr& snapshot) {
+  if (!m_compiler || !m_baseline || !snapshot)
+    return 0;
+  quint64 id = ++m_next;
+  m_latestDelta = id;
+  quint64 checkJob = snapshot->jobId;
+  std::shared_ptr<std::atomic<bool>> cancel = beginJob(
+      id, JobKind::Baseline,
+      QStringLiteral("delta %1 against %2")
+          .arg(QFileInfo(snapshot->path).fileName(), QFileInfo(m_baseline->path).fileName()));
+  std::shared_ptr<const driver::Compiler> compiler = m_compiler;
+  BaselinePtr baseline = m_baseline;
+  auto* watcher = new QFutureWatcher<BaselineDeltaPtr>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, checkJob] {
+    BaselineDeltaPtr result = watcher->result();
+    watcher->deleteLater();
+    bool current = id == m_latestDelta && checkJob == m_latest && m_baseline;
+    if (endJob(id, current, false, result ? result->summary() : QString()) && result)
+      Q_EMIT baselineDeltaFinished(result);
+  });
+  QString path = snapshot->path, text = snapshot->text;
+  watcher->setFuture(QtConcurrent::run(
+      &m_pool, [this, compiler, cancel, baseline, id, path, text, checkJob]() -> BaselineDeltaPtr {
+        if (cancel->load())
+          return nullptr;
+        markRunning(id);
+        return buildBaselineDelta(*compiler, baseline, path, text, checkJob);
+      }));
+  return id;
+}
+
 void CompileSession::waitForIdle() {
   m_pool.waitForDone();
   m_toolPool.waitForDone();
+  m_comparePool.waitForDone();
 }
 
 } // namespace cake::views

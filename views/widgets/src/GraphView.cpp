@@ -108,6 +108,20 @@ double lod(const QStyleOptionGraphicsItem* option, QPainter* painter) {
 
 } // namespace
 
+static QColor diffColor(views::DiffMark mark) {
+  switch (mark) {
+  case views::DiffMark::Added:
+    return QColor(0x1e, 0x8e, 0x3e);
+  case views::DiffMark::Removed:
+    return QColor(0xc5, 0x22, 0x1f);
+  case views::DiffMark::Changed:
+    return QColor(0xd9, 0x82, 0x00);
+  case views::DiffMark::None:
+    break;
+  }
+  return {};
+}
+
 QColor GraphView::roleColor(int role) {
   static const QColor palette[] = {QColor(0xdc, 0xec, 0xfb), QColor(0xec, 0xe3, 0xf7),
                                    QColor(0xdf, 0xf2, 0xe1), QColor(0xfd, 0xec, 0xd9),
@@ -163,6 +177,26 @@ public:
       p->setPen(Qt::NoPen);
       p->setBrush(QBrush(QColor(0, 0, 0, 18), Qt::BDiagPattern));
       p->drawRoundedRect(r, 5, 5);
+    }
+    if (auto mark = views::DiffMark(m_owner->diffMark(m_node.op)); mark != views::DiffMark::None) {
+      // Compare view: an outline and a tag in the mark's colour.
+      QColor c = diffColor(mark);
+      p->setBrush(Qt::NoBrush);
+      p->setPen(QPen(c, 3.0));
+      p->drawRoundedRect(r.adjusted(-2, -2, 2, 2), 6, 6);
+      QRectF tag(r.left() - 6, r.top() - 8, 14, 14);
+      p->setPen(Qt::NoPen);
+      p->setBrush(c);
+      p->drawEllipse(tag);
+      p->setPen(Qt::white);
+      QFont bf = labelFont();
+      bf.setBold(true);
+      bf.setPixelSize(11);
+      p->setFont(bf);
+      p->drawText(tag, Qt::AlignCenter,
+                  mark == views::DiffMark::Added     ? QStringLiteral("+")
+                  : mark == views::DiffMark::Removed ? QStringLiteral("\u2212")
+                                                     : QStringLiteral("~"));
     }
     if (m_selected || m_currentMatch) {
       p->setBrush(Qt::NoBrush);
@@ -241,7 +275,8 @@ private:
 
 class EdgeItem : public QGraphicsItem {
 public:
-  EdgeItem(const views::GraphEdge& edge, const views::EdgeGeometry& geo) : m_edge(edge), m_geo(geo) {
+  EdgeItem(const views::GraphEdge& edge, const views::EdgeGeometry& geo, QColor diffColor = {})
+      : m_edge(edge), m_geo(geo), m_diffColor(diffColor) {
     setZValue(edge.kind == views::EdgeKind::Order ? 1 : 2);
     const QVector<QPointF>& q = geo.points;
     if (!q.isEmpty()) {
@@ -302,6 +337,11 @@ public:
     QPen pen = edgePen(m_edge, m_highlighted);
     if (m_highlighted && m_edge.kind == views::EdgeKind::Order)
       pen.setColor(QColor(0x55, 0x5f, 0x6d));
+    if (m_diffColor.isValid()) {
+      // An edge of this side only (Compare view).
+      pen.setColor(m_diffColor);
+      pen.setWidthF(pen.widthF() + 1.6);
+    }
     p->setPen(pen);
     p->setBrush(Qt::NoBrush);
     p->drawPath(m_path);
@@ -322,9 +362,12 @@ public:
     }
   }
 
+  bool diffMarked() const { return m_diffColor.isValid(); }
+
 private:
   views::GraphEdge m_edge;
   views::EdgeGeometry m_geo;
+  QColor m_diffColor;
   QPainterPath m_path;
   QPolygonF m_arrow;
   QRectF m_bounds, m_labelRect;
@@ -850,7 +893,10 @@ void GraphView::buildScene() {
     m_clusterItems << item;
   }
   for (int e = 0; e < g.edges.size() && e < l.edges.size(); ++e) {
-    auto* item = new EdgeItem(g.edges[e], l.edges[e]);
+    QColor diff;
+    if (!m_diffEdges.isEmpty() && m_diffEdges.contains(views::edgeDiffKey(g, g.edges[e])))
+      diff = diffColor(m_edgeMark);
+    auto* item = new EdgeItem(g.edges[e], l.edges[e], diff);
     m_scene->addItem(item);
     m_edgeItems << item;
   }
@@ -977,6 +1023,35 @@ double GraphView::costShare(int op) const {
   if (!m_costOverlay || op < 0 || m_costCheck == 0 || m_costCheck != m_shownSnapshot)
     return -1;
   return m_costShares.value(op, 0.0);
+}
+
+void GraphView::setDiffMarks(const views::GraphMarks& marks) {
+  m_diffOps = marks.ops;
+  m_diffEdges = marks.edges;
+  m_edgeMark = marks.edgeMark;
+  if (m_layout)
+    buildScene();
+}
+
+bool GraphView::centerOnFirstMark() {
+  const NodeItem* first = nullptr;
+  for (const NodeItem* n : std::as_const(m_nodeItems))
+    if (diffMark(n->node().op) != 0 && (!first || n->node().op < first->node().op))
+      first = n;
+  if (!first)
+    return false;
+  m_canvas->centerOn(first->sceneBoundingRect().center());
+  // As if the user had scrolled there: a later resize keeps the place instead of refitting.
+  m_fitted = false;
+  m_minimap->update();
+  return true;
+}
+
+int GraphView::markedEdges() const {
+  int n = 0;
+  for (const EdgeItem* e : m_edgeItems)
+    n += e->diffMarked();
+  return n;
 }
 
 void GraphView::setCostOverlay(bool on) {

@@ -5,6 +5,7 @@
 #include "cake/widgets/Plot.h"
 
 #include <QEvent>
+#include <QFileInfo>
 #include <QLabel>
 #include <QSplitter>
 #include <QTextBrowser>
@@ -48,8 +49,8 @@ QString wrapped(const QString& text, int width = 80) {
 
 PerformanceView::PerformanceView(views::SelectionModel* selection, QWidget* parent)
     : QWidget(parent), m_selection(selection), m_header(new QLabel(this)),
-      m_roofline(new Plot(this)), m_ops(new Plot(this)), m_roles(new Plot(this)),
-      m_hints(new QTextBrowser(this)) {
+      m_baseline(new QLabel(this)), m_roofline(new Plot(this)), m_ops(new Plot(this)),
+      m_roles(new Plot(this)), m_hints(new QTextBrowser(this)) {
   setObjectName(QStringLiteral("performanceView"));
   m_roofline->setObjectName(QStringLiteral("rooflinePlot"));
   m_ops->setObjectName(QStringLiteral("opTimePlot"));
@@ -59,6 +60,11 @@ PerformanceView::PerformanceView(views::SelectionModel* selection, QWidget* pare
   m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_hints->setObjectName(QStringLiteral("performanceHints"));
   m_hints->setReadOnly(true);
+  m_hints->setOpenLinks(false);
+  connect(m_hints, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+    if (url.scheme() == QLatin1String("try") && m_cost && m_cost->estimate)
+      Q_EMIT tryHint(m_cost, url.path().toInt());
+  });
   m_hints->setMinimumHeight(70);
   auto* right = m_right = new QSplitter(Qt::Vertical, this);
   right->addWidget(m_ops);
@@ -75,6 +81,11 @@ PerformanceView::PerformanceView(views::SelectionModel* selection, QWidget* pare
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_header);
+  m_baseline->setObjectName(QStringLiteral("performanceBaseline"));
+  m_baseline->setTextFormat(Qt::RichText);
+  m_baseline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_baseline->hide();
+  layout->addWidget(m_baseline);
   layout->addWidget(split, 1);
   m_waiting = tr("no kernel checked yet");
   // An operation's bar selects it (editor, graph, timeline, lowered code follow).
@@ -114,6 +125,64 @@ void PerformanceView::setCost(const views::CostSnapshotPtr& cost) {
   m_cost = cost;
   m_pending = false;
   render();
+}
+
+void PerformanceView::setBaselineDelta(const views::BaselineDeltaPtr& delta) {
+  m_delta = delta;
+  if (!delta || !delta->diff) {
+    m_baseline->clear();
+    m_baseline->hide();
+    return;
+  }
+  const diff::KernelDiff& d = *delta->diff;
+  auto num = [](const std::optional<double>& v, int digits) {
+    return v ? QString::number(*v, 'f', digits) : QStringLiteral("–");
+  };
+  auto row = [&](const QString& metric, const diff::Quantity& q, int digits) {
+    QString delta = QStringLiteral("–");
+    QString colour = QStringLiteral("inherit");
+    if (q.before && q.after) {
+      double x = *q.after - *q.before;
+      delta = (x > 0 ? QStringLiteral("+") : QString()) + QString::number(x, 'f', digits);
+      if (*q.before != 0)
+        delta +=
+            QStringLiteral(" (%1%2%)").arg(x > 0 ? "+" : "").arg(100.0 * x / *q.before, 0, 'f', 1);
+      // Lower is better for every metric shown here (time, memory, registers).
+      colour = !q.differs() ? QStringLiteral("inherit")
+               : x < 0      ? QStringLiteral("#1e8e3e")
+                            : QStringLiteral("#c5221f");
+    }
+    return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td>"
+                          "<td align=right style='color:%4'><b>%5</b></td></tr>")
+        .arg(esc(metric), num(q.before, digits), num(q.after, digits), colour, delta);
+  };
+  QString html = QStringLiteral("<table cellspacing=0 cellpadding=2><tr><th align=left>%1</th>"
+                                "<th align=right>%2</th><th align=right>%3</th>"
+                                "<th align=right>%4</th></tr>")
+                     .arg(tr("vs baseline %1").arg(esc(QFileInfo(delta->baselinePath).fileName())),
+                          tr("baseline"), tr("current"), tr("Δ"));
+  html += row(tr("predicted µs"), d.predictedUs, 2);
+  html +=
+      QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td></td></tr>")
+          .arg(tr("bottleneck"), esc(QString::fromStdString(d.bottleneckBefore)),
+               esc(QString::fromStdString(d.bottleneckAfter)));
+  html +=
+      QStringLiteral("<tr><td>%1</td><td></td><td></td><td align=right><b>+%2 −%3</b></td></tr>")
+          .arg(tr("findings"))
+          .arg(delta->findingsAppeared)
+          .arg(delta->findingsDisappeared);
+  html += row(tr("shared memory B"), d.smemBytes, 0);
+  for (const auto& [role, q] : d.registers)
+    html += row(tr("registers %1").arg(QString::fromStdString(role)), q, 0);
+  for (const auto& [pipe, q] : d.stages)
+    html += row(tr("stages %1").arg(QString::fromStdString(pipe)), q, 0);
+  html += QStringLiteral("</table>");
+  m_baseline->setText(html);
+  m_baseline->show();
+}
+
+QString PerformanceView::baselineText() const {
+  return m_baseline->isVisible() || m_delta ? m_baseline->text() : QString();
 }
 
 void PerformanceView::resizeEvent(QResizeEvent* event) {
@@ -285,8 +354,15 @@ void PerformanceView::render() {
     html += tr("<b>Hints:</b> none — no re-checked variant is predicted at least 2% faster");
   else {
     html += tr("<b>Hints</b> (re-checked by the verifier):<ul style='margin:0'>");
-    for (const QString& h : d.hints)
-      html += QStringLiteral("<li>%1</li>").arg(esc(h));
+    for (int i = 0; i < d.hints.size(); ++i) {
+      // A hint that carries its edit can be tried: a child kernel compared with this one.
+      bool mechanical = m_cost->estimate && std::size_t(i) < m_cost->estimate->hints.size() &&
+                        !m_cost->estimate->hints[std::size_t(i)].edits.empty();
+      html +=
+          QStringLiteral("<li>%1%2</li>")
+              .arg(esc(d.hints[i]),
+                   mechanical ? QStringLiteral(" <a href=\"try:%1\">Try</a>").arg(i) : QString());
+    }
     html += QStringLiteral("</ul>");
   }
   m_hints->setHtml(html);

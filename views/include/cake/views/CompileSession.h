@@ -36,11 +36,17 @@ struct PtxasSnapshot;
 using CostSnapshotPtr = std::shared_ptr<const CostSnapshot>;
 using LowerSnapshotPtr = std::shared_ptr<const LowerSnapshot>;
 using PtxasSnapshotPtr = std::shared_ptr<const PtxasSnapshot>;
+struct CompareSnapshot;
+struct Baseline;
+struct BaselineDelta;
+using CompareSnapshotPtr = std::shared_ptr<const CompareSnapshot>;
+using BaselinePtr = std::shared_ptr<const Baseline>;
+using BaselineDeltaPtr = std::shared_ptr<const BaselineDelta>;
 
 /// What lowering emits for the code view.
 enum class LoweredEmit : quint8 { Ptx, LlvmIr, Cuda };
 
-enum class JobKind : quint8 { Check, Cost, Lower, Ptxas };
+enum class JobKind : quint8 { Check, Cost, Lower, Ptxas, Compare, Baseline };
 enum class JobState : quint8 { Queued, Running, Finished, Failed, Superseded, Cancelled };
 QString jobKindName(JobKind kind);
 QString jobStateName(JobState state);
@@ -76,6 +82,19 @@ public:
   quint64 requestLower(const CheckSnapshotPtr& snapshot, LoweredEmit kind);
   /// Queues `ptxas -v` of lowered PTX (the external tool is killed on cancel or timeout).
   quint64 requestPtxas(const LowerSnapshotPtr& lowered);
+  /// Queues the comparison of two kernels (check, cost and PTX of both, the semantic diff,
+  /// graph marks) on its own worker; a later request supersedes an earlier one.
+  quint64 requestCompare(const QString& pathBefore, const QString& textBefore,
+                         const QString& pathAfter, const QString& textAfter);
+  quint64 latestCompareJob() const { return m_latestCompare; }
+  /// Pins a baseline: assessed in the background (baselineReady), then every delivered check
+  /// is compared with it (baselineDeltaFinished). A later pin replaces it.
+  quint64 pinBaseline(const QString& path, const QString& text);
+  /// Unpins the baseline (deltas stop; baselineReady(nullptr)).
+  void clearBaseline();
+  const BaselinePtr& baseline() const { return m_baseline; }
+  /// Queues the delta of a delivered check against the pinned baseline (done automatically).
+  quint64 requestBaselineDelta(const CheckSnapshotPtr& snapshot);
   /// Cancels a queued or running job: its result is dropped, an external tool is killed.
   /// False when the job is unknown or already done.
   bool cancelJob(quint64 id);
@@ -107,6 +126,12 @@ Q_SIGNALS:
   void lowerFinished(cake::views::LowerSnapshotPtr snapshot);
   /// The newest ptxas resource report.
   void ptxasFinished(cake::views::PtxasSnapshotPtr snapshot);
+  /// The newest comparison.
+  void compareFinished(cake::views::CompareSnapshotPtr snapshot);
+  /// The pinned baseline is assessed (null: unpinned).
+  void baselineReady(cake::views::BaselinePtr baseline);
+  /// The newest check against the baseline.
+  void baselineDeltaFinished(cake::views::BaselineDeltaPtr delta);
 
 private:
   void runCheck(quint64 id, QString path, QString text);
@@ -120,10 +145,14 @@ private:
 
   QThreadPool m_pool;     ///< check and cost jobs, in order
   QThreadPool m_toolPool; ///< lowering and ptxas (slow, external processes)
+  QThreadPool m_comparePool; ///< comparisons and baselines (two kernels lowered)
   std::shared_ptr<const driver::Compiler> m_compiler;
   quint64 m_next = 0;
   quint64 m_latest = 0;
   quint64 m_latestCost = 0, m_latestLower = 0, m_latestPtxas = 0;
+  quint64 m_latestCompare = 0, m_latestBaseline = 0, m_latestDelta = 0;
+  BaselinePtr m_baseline;
+  CheckSnapshotPtr m_lastCheck; ///< the newest delivered check (re-compared on a new pin)
   double m_toolTimeout = 60.0;
   struct Active {
     JobKind kind;

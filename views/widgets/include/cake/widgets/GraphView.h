@@ -5,6 +5,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "cake/views/CompareData.h"
 #include "cake/views/GraphLayoutWorker.h"
 #include "cake/views/SelectionModel.h"
 
@@ -40,6 +41,16 @@ public:
   /// The share drawn on an operation's node, or -1 (overlay off, no estimate of this check).
   double costShare(int op) const;
   void setCostOverlay(bool on);
+  /// Diff marks of a comparison (Compare view): operations added / removed / changed get a
+  /// coloured outline and a +, − or ~ tag, edges present on this side only a thick colour.
+  /// Empty marks: none drawn.
+  void setDiffMarks(const views::GraphMarks& marks);
+  /// The mark drawn on an operation's nodes (views::DiffMark as int; 0: none).
+  int diffMark(int op) const { return int(m_diffOps.value(op)); }
+  /// Edges drawn as present on this side only.
+  int markedEdges() const;
+  /// Scrolls to the first operation with a diff mark (program order); false when none.
+  bool centerOnFirstMark();
   bool costOverlay() const { return m_costOverlay; }
   /// Options for the next layouts (tests inject Graphviz failures here).
   void setLayoutOptions(const views::LayoutOptions& options);
@@ -121,6 +132,9 @@ private:
   bool m_costOverlay = true;
   quint64 m_costCheck = 0;        ///< check job of the shares
   QHash<int, double> m_costShares; ///< op → share of the predicted time
+  QHash<int, views::DiffMark> m_diffOps; ///< op → diff mark (Compare view)
+  QSet<QString> m_diffEdges;             ///< views::edgeDiffKey of edges on this side only
+  views::DiffMark m_edgeMark = views::DiffMark::Changed;
   QToolButton* m_costButton = nullptr;
   int m_current = -1;
   QString m_currentId; ///< kept across layouts

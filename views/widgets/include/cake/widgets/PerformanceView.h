@@ -5,6 +5,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "cake/views/CompareData.h"
 #include "cake/views/PerformanceData.h"
 #include "cake/views/SelectionModel.h"
 
@@ -26,6 +27,11 @@ public:
   /// A new check arrived: its estimate is pending (or impossible: refused kernel).
   void setCheck(const views::CheckSnapshotPtr& snapshot);
   void setCost(const views::CostSnapshotPtr& cost);
+  /// The shown check against the pinned baseline (null: no baseline): Nsight-Compute-style
+  /// columns baseline / current / delta under the header.
+  void setBaselineDelta(const views::BaselineDeltaPtr& delta);
+  /// The baseline table as shown (empty without a baseline).
+  QString baselineText() const;
   /// Check job id of the estimate shown (0: none yet).
   quint64 shownCheck() const { return m_cost ? m_cost->checkJob : 0; }
   /// The check shown is waiting for its cost job.
@@ -35,6 +41,10 @@ public:
   Plot* opBars() const { return m_ops; }
   Plot* roleBars() const { return m_roles; }
   QString statusText() const;
+
+Q_SIGNALS:
+  /// "Try" on a hint that carries its edit: hint `index` of `cost`'s estimate.
+  void tryHint(cake::views::CostSnapshotPtr cost, int index);
 
 protected:
   void changeEvent(QEvent* event) override;
@@ -48,6 +58,8 @@ private:
   bool m_pending = false;
   QString m_waiting;
   QLabel* m_header;
+  QLabel* m_baseline;
+  views::BaselineDeltaPtr m_delta;
   Plot* m_roofline;
   Plot* m_ops;
   Plot* m_roles;
