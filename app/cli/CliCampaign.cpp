@@ -161,7 +161,7 @@ int cmdEvolve(const std::string& argv0, const std::vector<std::string>& all) {
                                "--strategy",  "--out",      "--arm",       "--name",
                                "--jobs",      "--workload", "--timestamp", "--actor"};
   valued.insert(kCompilerOptions.begin(), kCompilerOptions.end());
-  Args a = parseArgs(all, 1, valued, {"--help"});
+  Args a = parseArgs(all, 1, valued, {"--help", "--no-hints"});
   if (!a.error.empty())
     return usageError("evolve", a.error);
   std::string format = a.get("--format", "text");
@@ -191,6 +191,7 @@ int cmdEvolve(const std::string& argv0, const std::vector<std::string>& all) {
   options.campaign = a.get("--name", "evolve-" + fs::path(kernel).stem().string());
   options.timestamp = a.get("--timestamp", ws::utcNow());
   options.jobs = static_cast<unsigned>(jobs);
+  options.hints = !a.has("--no-hints");
   for (const std::string& id : {options.arm, options.campaign})
     if (id.empty() || id.size() > 64 ||
         id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=

@@ -629,11 +629,11 @@ void printHelp(const std::string& topic) {
       {"evolve",
        "cake evolve KERNEL --workspace WS --budget N [--seed S] [--strategy islands|map-elites]\n"
        "          [--out DIR] [--arm NAME] [--name CAMPAIGN] [--workload FILE] [--jobs N]\n"
-       "          [--timestamp ISO] [--format text|json]\n"
+       "          [--timestamp ISO] [--no-hints] [--format text|json]\n"
        "  Searches one-decision schedule edits of KERNEL (pipeline depth, grid schedule, tile\n"
        "  constants, register split, swizzle, MMA groups in flight), gated by the verifier and\n"
-       "  ranked by the cost model; writes a campaign folder (a new arm of an existing one)\n"
-       "  and imports it. Deterministic for a seed (give --timestamp for byte-identical logs).\n"},
+       "  ranked by the cost model (the edits its hints name first, unless --no-hints); writes\n"
+       "  a campaign folder (or a new arm of one) and imports it. Deterministic for a seed (give --timestamp for byte-identical logs).\n"},
       {"proposal",
        "cake proposal evaluate P [--workspace WS] [--corpus DIR|MANIFEST] [--format text|json]\n"
        "          [--actor NAME] [--jobs N] [--no-gate] [--registry DIR] [--targets DIR]\n"

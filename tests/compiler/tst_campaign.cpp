@@ -118,6 +118,7 @@ private Q_SLOTS:
   void killedImport();
   void scheduleEdits();
   void evolveDeterministic();
+  void evolveTriesHintsFirst();
 };
 
 void TestCampaign::badInput_data() {
@@ -475,6 +476,36 @@ void TestCampaign::evolveDeterministic() {
   auto imp = campaign::importCampaign(test::compiler(), w, (tmp.path() + "/a").toStdString());
   QVERIFY2(imp.errors.empty(), qPrintable(describe(imp)));
   QCOMPARE(imp.imported, std::size_t(25));
+}
+
+void TestCampaign::evolveTriesHintsFirst() {
+  // The Flash-KMeans assign kernel's cost model hints a second `xr` stage: the search proposes
+  // that edit first; without hints the first child is a random edit.
+  QTemporaryDir tmp;
+  std::string kernel = std::string(CAKE_CORPUS_DIR) + "/flash_kmeans/assign.cake";
+  campaign::EvolveOptions o;
+  o.budget = 1;
+  o.campaign = "hints";
+  o.jobs = 1;
+  auto first = [&](const QString& out) {
+    auto r = campaign::evolve(test::compiler(), kernel, out.toStdString(), o);
+    std::string why;
+    std::string log = readFile((out + "/candidates.jsonl").toStdString(), why).value_or("");
+    std::size_t at = log.find("\"rationale\":\"", log.find('\n'));
+    return std::make_pair(r, at == std::string::npos
+                                 ? std::string()
+                                 : log.substr(at + 13, log.find('"', at + 13) - (at + 13)));
+  };
+  auto [hinted, why] = first(tmp.path() + "/h");
+  QVERIFY2(hinted.ok, hinted.error.c_str());
+  QCOMPARE(QString::fromStdString(why),
+           QStringLiteral("pipeline xr stages: 1 -> 2 (cost-model hint: -26% predicted)"));
+  QCOMPARE(hinted.accepted, std::size_t(1));
+  QCOMPARE(hinted.bestId, std::string("a-0001"));
+  o.hints = false;
+  auto [blind, blindWhy] = first(tmp.path() + "/b");
+  QVERIFY(blind.ok);
+  QVERIFY2(blindWhy.find("hint") == std::string::npos, blindWhy.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestCampaign)

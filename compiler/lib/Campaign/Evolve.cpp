@@ -60,6 +60,7 @@ struct Node {
   std::int64_t smemKiB = 0; ///< shared memory, in steps of 32 KiB
   bool expanded = false;
   std::vector<ScheduleEdit> edits; ///< untried edits (filled on first expansion)
+  std::size_t hinted = 0;          ///< untried edits at the front that a cost-model hint names
 };
 
 /// A proposed child before assessment.
@@ -96,13 +97,31 @@ void assess(const driver::Compiler& compiler, const std::string& name, Node& n) 
   n.residentCtas = e.launch.concurrent;
 }
 
-void expand(const driver::Compiler& compiler, const std::string& name, Node& n) {
+void expand(const driver::Compiler& compiler, const std::string& name, bool hints, Node& n) {
   if (n.expanded)
     return;
   n.expanded = true;
   driver::CheckResult r = compiler.check(name, n.text);
-  if (r.accepted)
-    n.edits = scheduleEdits(r);
+  if (!r.accepted)
+    return;
+  n.edits = scheduleEdits(r);
+  if (!hints)
+    return;
+  // The edits the cost model's hints name go first: the search tries what the model predicts
+  // to help before it samples the rest.
+  cost::Estimate e = cost::estimate(compiler, r);
+  for (const cost::Hint& h : e.hints) {
+    auto it = std::find_if(
+        n.edits.begin() + static_cast<long>(n.hinted), n.edits.end(),
+        [&](const ScheduleEdit& x) { return x.decision == h.decision && x.to == h.to; });
+    if (it == n.edits.end())
+      continue;
+    char note[64];
+    std::snprintf(note, sizeof note, "cost-model hint: -%.0f%% predicted", h.gain * 100.0);
+    it->note = note;
+    std::rotate(n.edits.begin() + static_cast<long>(n.hinted), it, it + 1);
+    ++n.hinted;
+  }
 }
 
 bool better(const Node& a, const Node& b) {
@@ -213,7 +232,8 @@ EvolveResult evolve(const driver::Compiler& compiler, const std::string& kernelP
       .key("strategy")
       .value(toString(options.strategy));
   spec.key("seed").value(static_cast<std::uint64_t>(options.seed));
-  spec.key("budget").value(static_cast<std::uint64_t>(options.budget)).endObject();
+  spec.key("budget").value(static_cast<std::uint64_t>(options.budget));
+  spec.key("hints").value(options.hints).endObject();
   spec.endArray().endObject();
   std::string specText = spec.take() + "\n";
   {
@@ -285,7 +305,7 @@ EvolveResult evolve(const driver::Compiler& compiler, const std::string& kernelP
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::size_t written = 0, generation = 0, barren = 0;
   auto hasEdits = [&](std::size_t i) {
-    expand(compiler, label, nodes[i]);
+    expand(compiler, label, options.hints, nodes[i]);
     return !nodes[i].edits.empty();
   };
   auto pickParent = [&](std::size_t island) -> std::size_t {
@@ -321,7 +341,11 @@ EvolveResult evolve(const driver::Compiler& compiler, const std::string& kernelP
       auto& edits = nodes[p].edits;
       if (edits.empty())
         continue;
-      std::size_t e = rng.below(edits.size());
+      std::size_t e = 0;
+      if (nodes[p].hinted > 0)
+        --nodes[p].hinted; // a hinted edit first (at the front)
+      else
+        e = rng.below(edits.size());
       ScheduleEdit edit = std::move(edits[e]);
       edits.erase(edits.begin() + static_cast<long>(e));
       if (!seen.insert(sha256Hex(edit.text)).second)

@@ -19,7 +19,11 @@ struct ScheduleEdit {
   std::string decision; ///< "pipeline ring stages", "const BK", "role consumer regs", ...
   std::string from, to;
   std::string text;
-  std::string rationale() const { return decision + ": " + from + " -> " + to; }
+  /// Why the search tried it first, when a cost-model hint names it (else empty).
+  std::string note;
+  std::string rationale() const {
+    return decision + ": " + from + " -> " + to + (note.empty() ? "" : " (" + note + ")");
+  }
 };
 
 /// Every one-decision edit of an accepted kernel, in a fixed order: pipeline depth (shared
@@ -43,6 +47,9 @@ struct EvolveOptions {
   std::string timestamp; ///< written on every candidate of this run
   std::string workload;  ///< JSON of the workload contract, or empty
   unsigned jobs = 0;     ///< assessment threads; 0: hardware concurrency
+  /// Propose the edits the cost model's hints name first (off: every edit drawn at random, an
+  /// ablation arm that shows what the hints are worth).
+  bool hints = true;
 };
 
 struct EvolveResult {

@@ -16,7 +16,7 @@ kernel flash_kmeans_assign target=sm_90a {
   const K = 1024
   const D = 128
   const BP = 128
-  const BC = 256
+  const BC = 128
 
   param X : bf16[B * N, D] role=input align=16
   param Cent : bf16[B * K, D] role=input align=16
@@ -29,7 +29,7 @@ kernel flash_kmeans_assign target=sm_90a {
 
   grid tiles=[N / BP, B] schedule=persistent
 
-  role producer warps=0..4 regs=48
+  role producer warps=0..4 regs=40
   role consumer warps=4..12 regs=232
 
   pipeline xr stages=1

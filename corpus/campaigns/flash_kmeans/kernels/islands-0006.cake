@@ -15,7 +15,7 @@ kernel flash_kmeans_assign target=sm_90a {
   const N = 65536
   const K = 1024
   const D = 128
-  const BP = 128
+  const BP = 64
   const BC = 256
 
   param X : bf16[B * N, D] role=input align=16
@@ -29,7 +29,7 @@ kernel flash_kmeans_assign target=sm_90a {
 
   grid tiles=[N / BP, B] schedule=persistent
 
-  role producer warps=0..4 regs=32
+  role producer warps=0..4 regs=40
   role consumer warps=4..12 regs=232
 
   pipeline xr stages=1

@@ -29,7 +29,7 @@ kernel flash_kmeans_assign target=sm_90a {
 
   grid tiles=[N / BP, B] schedule=persistent
 
-  role producer warps=0..4 regs=24
+  role producer warps=0..4 regs=40
   role consumer warps=4..12 regs=232
 
   pipeline xr stages=1
@@ -89,7 +89,7 @@ kernel flash_kmeans_assign target=sm_90a {
         wgmma.mma dist, x_s[0, wg * 64 +: 64, :], c_s[cr.slot, 0, :, :] accumulate=false
         wgmma.mma dist, x_s[1, wg * 64 +: 64, :], c_s[cr.slot, 1, :, :]
         wgmma.commit
-        wgmma.wait pending=0
+        wgmma.wait pending=1
         ld.shared norms, n_s[cr.slot]
         mbarrier.arrive c_empty[cr.slot] scope=warpgroup
         // dist = ||c||^2 - 2 x . c, then the running argmin over this centroid block.

@@ -29,16 +29,16 @@ kernel flash_kmeans_assign target=sm_90a {
 
   grid tiles=[N / BP, B] schedule=persistent
 
-  role producer warps=0..4 regs=32
-  role consumer warps=4..12 regs=240
+  role producer warps=0..4 regs=40
+  role consumer warps=4..12 regs=232
 
   pipeline xr stages=1
-  pipeline cr stages=2
+  pipeline cr stages=3
 
   // X block 32 KiB, two centroid stages of 64 KiB, two norm stages of 1 KiB.
   smem x_s : bf16[2, BP, 64] offset=0 swizzle=128B pipeline=xr
-  smem c_s : bf16[2, BC, 64] offset=32768 stages=2 swizzle=128B pipeline=cr
-  smem n_s : f32[BC] offset=163840 stages=2 pipeline=cr
+  smem c_s : bf16[2, BC, 64] offset=32768 stages=3 swizzle=128B pipeline=cr
+  smem n_s : f32[BC] offset=229376 stages=3 pipeline=cr
 
   mbarrier x_full count=1 producers=[producer] consumers=[consumer] pipeline=xr
   mbarrier x_empty count=2 producers=[consumer] consumers=[producer] pipeline=xr

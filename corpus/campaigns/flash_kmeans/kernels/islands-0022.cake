@@ -15,7 +15,7 @@ kernel flash_kmeans_assign target=sm_90a {
   const N = 65536
   const K = 1024
   const D = 128
-  const BP = 128
+  const BP = 256
   const BC = 256
 
   param X : bf16[B * N, D] role=input align=16
@@ -29,16 +29,16 @@ kernel flash_kmeans_assign target=sm_90a {
 
   grid tiles=[N / BP, B] schedule=persistent
 
-  role producer warps=0..4 regs=24
-  role consumer warps=4..12 regs=224
+  role producer warps=0..4 regs=40
+  role consumer warps=4..12 regs=232
 
-  pipeline xr stages=1
+  pipeline xr stages=2
   pipeline cr stages=2
 
   // X block 32 KiB, two centroid stages of 64 KiB, two norm stages of 1 KiB.
   smem x_s : bf16[2, BP, 64] offset=0 swizzle=128B pipeline=xr
-  smem c_s : bf16[2, BC, 64] offset=32768 stages=2 swizzle=128B pipeline=cr
-  smem n_s : f32[BC] offset=163840 stages=2 pipeline=cr
+  smem c_s : bf16[2, BC, 64] offset=65536 stages=2 swizzle=128B pipeline=cr
+  smem n_s : f32[BC] offset=196608 stages=2 pipeline=cr
 
   mbarrier x_full count=1 producers=[producer] consumers=[consumer] pipeline=xr
   mbarrier x_empty count=2 producers=[consumer] consumers=[producer] pipeline=xr
@@ -66,8 +66,8 @@ kernel flash_kmeans_assign target=sm_90a {
     for t in tiles pipeline=xr {
       mbarrier.try_wait x_empty[xr.slot] parity=xr.phase ^ 1
       mbarrier.arrive_expect_tx x_full[xr.slot] bytes=32768
-      tma.load x_s[0, :, :], tX[t.y * N + t.x * BP, 0], x_full[xr.slot]
-      tma.load x_s[1, :, :], tX[t.y * N + t.x * BP, 64], x_full[xr.slot]
+      tma.load x_s[xr.slot, 0, :, :], tX[t.y * N + t.x * BP, 0], x_full[xr.slot]
+      tma.load x_s[xr.slot, 1, :, :], tX[t.y * N + t.x * BP, 64], x_full[xr.slot]
       for c in 0..K / BC pipeline=cr {
         mbarrier.try_wait c_empty[cr.slot] parity=cr.phase ^ 1
         mbarrier.arrive_expect_tx c_full[cr.slot] bytes=66560
@@ -86,8 +86,8 @@ kernel flash_kmeans_assign target=sm_90a {
       for c in 0..K / BC pipeline=cr {
         mbarrier.try_wait c_full[cr.slot] parity=cr.phase
         wgmma.fence
-        wgmma.mma dist, x_s[0, wg * 64 +: 64, :], c_s[cr.slot, 0, :, :] accumulate=false
-        wgmma.mma dist, x_s[1, wg * 64 +: 64, :], c_s[cr.slot, 1, :, :]
+        wgmma.mma dist, x_s[xr.slot, 0, wg * 64 +: 64, :], c_s[cr.slot, 0, :, :] accumulate=false
+        wgmma.mma dist, x_s[xr.slot, 1, wg * 64 +: 64, :], c_s[cr.slot, 1, :, :]
         wgmma.commit
         wgmma.wait pending=0
         ld.shared norms, n_s[cr.slot]

@@ -16,7 +16,7 @@ kernel flash_kmeans_assign target=sm_90a {
   const K = 1024
   const D = 128
   const BP = 128
-  const BC = 128
+  const BC = 256
 
   param X : bf16[B * N, D] role=input align=16
   param Cent : bf16[B * K, D] role=input align=16
@@ -33,12 +33,12 @@ kernel flash_kmeans_assign target=sm_90a {
   role consumer warps=4..12 regs=232
 
   pipeline xr stages=2
-  pipeline cr stages=2
+  pipeline cr stages=3
 
   // X block 32 KiB, two centroid stages of 64 KiB, two norm stages of 1 KiB.
   smem x_s : bf16[2, BP, 64] offset=0 swizzle=128B pipeline=xr
-  smem c_s : bf16[2, BC, 64] offset=65536 stages=2 swizzle=128B pipeline=cr
-  smem n_s : f32[BC] offset=196608 stages=2 pipeline=cr
+  smem c_s : bf16[2, BC, 64] offset=65536 stages=3 swizzle=128B pipeline=cr
+  smem n_s : f32[BC] offset=262144 stages=3 pipeline=cr
 
   mbarrier x_full count=1 producers=[producer] consumers=[consumer] pipeline=xr
   mbarrier x_empty count=2 producers=[consumer] consumers=[producer] pipeline=xr

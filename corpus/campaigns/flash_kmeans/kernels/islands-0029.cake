@@ -29,16 +29,16 @@ kernel flash_kmeans_assign target=sm_90a {
 
   grid tiles=[N / BP, B] schedule=persistent
 
-  role producer warps=0..4 regs=32
+  role producer warps=0..4 regs=40
   role consumer warps=4..12 regs=232
 
-  pipeline xr stages=2
-  pipeline cr stages=3
+  pipeline xr stages=3
+  pipeline cr stages=2
 
   // X block 32 KiB, two centroid stages of 64 KiB, two norm stages of 1 KiB.
   smem x_s : bf16[2, BP, 64] offset=0 swizzle=128B pipeline=xr
-  smem c_s : bf16[2, BC, 64] offset=65536 stages=3 swizzle=128B pipeline=cr
-  smem n_s : f32[BC] offset=262144 stages=3 pipeline=cr
+  smem c_s : bf16[2, BC, 64] offset=98304 stages=2 swizzle=128B pipeline=cr
+  smem n_s : f32[BC] offset=229376 stages=2 pipeline=cr
 
   mbarrier x_full count=1 producers=[producer] consumers=[consumer] pipeline=xr
   mbarrier x_empty count=2 producers=[consumer] consumers=[producer] pipeline=xr

@@ -15,7 +15,7 @@ kernel flash_kmeans_assign target=sm_90a {
   const N = 65536
   const K = 1024
   const D = 128
-  const BP = 128
+  const BP = 64
   const BC = 256
 
   param X : bf16[B * N, D] role=input align=16
@@ -23,22 +23,22 @@ kernel flash_kmeans_assign target=sm_90a {
   param CNorm : f32[B * K] role=input align=16
   param Idx : i32[B * N] role=output align=16
 
-  tensormap tX : bf16[BP, 64] source=X swizzle=64B
-  tensormap tC : bf16[BC, 64] source=Cent swizzle=64B
+  tensormap tX : bf16[BP, 64] source=X swizzle=128B
+  tensormap tC : bf16[BC, 64] source=Cent swizzle=128B
   tensormap tN : f32[BC] source=CNorm
 
   grid tiles=[N / BP, B] schedule=persistent
 
   role producer warps=0..4 regs=40
-  role consumer warps=4..12 regs=224
+  role consumer warps=4..12 regs=232
 
-  pipeline xr stages=2
+  pipeline xr stages=3
   pipeline cr stages=2
 
   // X block 32 KiB, two centroid stages of 64 KiB, two norm stages of 1 KiB.
-  smem x_s : bf16[2, BP, 64] offset=0 swizzle=64B pipeline=xr
-  smem c_s : bf16[2, BC, 64] offset=65536 stages=2 swizzle=64B pipeline=cr
-  smem n_s : f32[BC] offset=196608 stages=2 pipeline=cr
+  smem x_s : bf16[2, BP, 64] offset=0 swizzle=128B pipeline=xr
+  smem c_s : bf16[2, BC, 64] offset=98304 stages=2 swizzle=128B pipeline=cr
+  smem n_s : f32[BC] offset=229376 stages=2 pipeline=cr
 
   mbarrier x_full count=1 producers=[producer] consumers=[consumer] pipeline=xr
   mbarrier x_empty count=2 producers=[consumer] consumers=[producer] pipeline=xr

@@ -29,7 +29,7 @@ kernel flash_kmeans_assign target=sm_90a {
 
   grid tiles=[N / BP, B] schedule=persistent
 
-  role producer warps=0..4 regs=48
+  role producer warps=0..4 regs=32
   role consumer warps=4..12 regs=224
 
   pipeline xr stages=2
