@@ -622,6 +622,23 @@ void printHelp(const std::string& topic) {
                    "  Installs the overlay of revision REV (3 or rev3) as a new revision; the\n"
                    "  revert is recorded in the audit log. exit 2 when REV is unknown or already\n"
                    "  the head's content.\n"},
+      {"campaign",
+       "cake campaign import DIR --workspace WS [--format text|json] [--jobs N] [--actor NAME]\n"
+       "cake campaign list --workspace WS [--format text|json]\n"
+       "cake campaign show NAME --workspace WS [--format text|json]\n"
+       "  Imports the new lines of a campaign folder (campaign.json, candidates.jsonl; see\n"
+       "  docs/campaigns.md): each candidate checked, costed and lowered in parallel and\n"
+       "  stored; bad lines are located errors, the rest is imported. list and show print the\n"
+       "  stored campaigns, the lineage and the best path.\n"
+       "  exit: 0 ok, 1 some lines refused, 2 usage, unusable campaign.json or store error\n"},
+      {"evolve",
+       "cake evolve KERNEL --workspace WS --budget N [--seed S] [--strategy islands|map-elites]\n"
+       "          [--out DIR] [--arm NAME] [--name CAMPAIGN] [--workload FILE] [--jobs N]\n"
+       "          [--timestamp ISO] [--no-hints] [--format text|json]\n"
+       "  Searches one-decision schedule edits of KERNEL (pipeline depth, grid schedule, tile\n"
+       "  constants, register split, swizzle, MMA groups in flight), gated by the verifier and\n"
+       "  ranked by the cost model (the edits its hints name first, unless --no-hints); writes\n"
+       "  a campaign folder (or a new arm of one) and imports it. Deterministic for a seed (give --timestamp for byte-identical logs).\n"},
       {"proposal",
        "cake proposal evaluate P [--workspace WS] [--corpus DIR|MANIFEST] [--format text|json]\n"
        "          [--actor NAME] [--jobs N] [--no-gate] [--registry DIR] [--targets DIR]\n"
@@ -675,6 +692,8 @@ void printHelp(const std::string& topic) {
              "  revision    revert the workspace to an earlier revision (a recorded act)\n"
              "  audit       verify or print the workspace's tamper-evident audit log\n"
              "  proposal    evaluate, review (status, approve, reject) a proposal folder\n"
+             "  campaign    import, list and show campaigns of candidate kernels (lineage)\n"
+             "  evolve      search schedule edits of a kernel and write a campaign\n"
              "  version     version and compiler revision (also --version)\n"
              "  help        this text, or 'cake help COMMAND'\n\n"
              "check, cost, lower, primitives, targets, rules, explain, trace, corpus and version\n"
@@ -734,10 +753,15 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdAudit(argv0, args);
   if (cmd == "proposal")
     return cmdProposal(argv0, args);
+  if (cmd == "campaign")
+    return cmdCampaign(argv0, args);
+  if (cmd == "evolve")
+    return cmdEvolve(argv0, args);
   std::vector<std::string> commands{"check",     "fmt",     "primitives", "targets",   "corpus",
                                     "gate",      "explain", "rules",      "trace",     "cost",
                                     "calibrate", "diff",    "lower",      "workspace", "revisions",
-                                    "revision",  "audit",   "proposal",   "version",   "help"};
+                                    "revision",  "audit",   "proposal",   "campaign",  "evolve",
+                                    "version",   "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
     msg += "; did you mean '" + *guess + "'?";

@@ -91,5 +91,7 @@ int cmdWorkspace(const std::string& argv0, const std::vector<std::string>& args)
 int cmdRevisions(const std::string& argv0, const std::vector<std::string>& args);
 int cmdRevision(const std::string& argv0, const std::vector<std::string>& args);
 int cmdAudit(const std::string& argv0, const std::vector<std::string>& args);
+int cmdCampaign(const std::string& argv0, const std::vector<std::string>& args);
+int cmdEvolve(const std::string& argv0, const std::vector<std::string>& args);
 
 } // namespace cake::cli

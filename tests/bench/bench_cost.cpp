@@ -44,7 +44,8 @@ std::vector<Kernel> corpusKernels() {
     if (it->path().extension() != ".cake")
       continue;
     std::string rel = fs::relative(it->path(), CAKE_CORPUS_DIR).generic_string();
-    if (rel.rfind("negative/", 0) == 0 || rel.rfind("proposals/", 0) == 0)
+    if (rel.rfind("negative/", 0) == 0 || rel.rfind("proposals/", 0) == 0 ||
+        rel.rfind("campaigns/", 0) == 0)
       continue;
     std::string error;
     auto text = cake::readFile(it->path().string(), error);

@@ -22,8 +22,9 @@ private Q_SLOTS:
     QStringList paths;
     while (it.hasNext()) {
       QString p = it.next();
-      // Proposal examples are judged by `cake proposal evaluate`, not as corpus kernels.
-      if (!p.contains(QStringLiteral("/proposals/")))
+      // Proposal examples are judged by `cake proposal evaluate`, campaign candidates (refused
+      // ones among them) by `cake campaign import`, not as corpus kernels.
+      if (!p.contains(QStringLiteral("/proposals/")) && !p.contains(QStringLiteral("/campaigns/")))
         paths << p;
     }
     paths.sort();

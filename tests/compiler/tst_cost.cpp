@@ -287,7 +287,8 @@ private Q_SLOTS:
     while (it.hasNext()) {
       QString p = QDir(QStringLiteral(CAKE_CORPUS_DIR)).relativeFilePath(it.next());
       if (!p.startsWith(QStringLiteral("negative/")) &&
-          !p.startsWith(QStringLiteral("proposals/")))
+          !p.startsWith(QStringLiteral("proposals/")) &&
+          !p.startsWith(QStringLiteral("campaigns/")))
         paths << p;
     }
     paths.sort();

@@ -222,7 +222,8 @@ private Q_SLOTS:
     while (it.hasNext()) {
       QString p = it.next();
       if (!p.contains(QStringLiteral("/negative/")) &&
-          !p.contains(QStringLiteral("/proposals/")))
+          !p.contains(QStringLiteral("/proposals/")) &&
+          !p.contains(QStringLiteral("/campaigns/")))
         paths << p;
     }
     paths.sort();

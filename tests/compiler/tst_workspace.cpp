@@ -146,10 +146,19 @@ void TestWorkspace::migratesOlderSchema() {
   }
   const auto latest = static_cast<int>(Workspace::migrations().size());
   QVERIFY(latest >= 2);
-  // Make it a database of version N-1: the last migration's tables gone, the version lowered.
-  rawSql(dbPath(dir), "DROP TABLE gate_acceptances; DROP TABLE votes; DROP TABLE evaluations; "
-                      "DROP TABLE proposals; PRAGMA user_version = " +
-                          std::to_string(latest - 1) + ";");
+  // Make it a database of version N-1: the last migration's tables gone (read from its SQL, in
+  // reverse order of creation so references go first), the version lowered.
+  std::string drop;
+  std::vector<std::string> dropped;
+  std::string_view sql = Workspace::migrations().back().sql;
+  for (std::size_t at = 0; (at = sql.find("CREATE TABLE ", at)) != std::string_view::npos;) {
+    at += 13;
+    std::size_t end = sql.find_first_of("( ", at);
+    dropped.emplace_back(sql.substr(at, end - at));
+    drop = "DROP TABLE " + dropped.back() + "; " + drop;
+  }
+  QVERIFY(!drop.empty());
+  rawSql(dbPath(dir), drop + "PRAGMA user_version = " + std::to_string(latest - 1) + ";");
   auto w = Workspace::open(dir.path().toStdString(), OpenMode::MustExist);
   QVERIFY2(w, w ? "" : w.error().text().c_str());
   // The migration ran: its tables exist, the version is the latest, the data are kept.
@@ -165,6 +174,14 @@ void TestWorkspace::migratesOlderSchema() {
   QCOMPARE(sqlite3_step(st), SQLITE_ROW);
   QCOMPARE(sqlite3_column_int(st, 0), latest);
   sqlite3_finalize(st);
+  for (const std::string& table : dropped) {
+    std::string q = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
+                    table + "'";
+    sqlite3_prepare_v2(db, q.c_str(), -1, &st, nullptr);
+    QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+    QVERIFY2(sqlite3_column_int(st, 0) == 1, table.c_str());
+    sqlite3_finalize(st);
+  }
   sqlite3_close(db);
 }
 

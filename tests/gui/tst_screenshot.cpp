@@ -49,8 +49,9 @@ private Q_SLOTS:
                     QDirIterator::Subdirectories);
     while (it.hasNext()) {
       QString p = it.next();
-      if (p.contains(QStringLiteral("/proposals/")))
-        continue; // proposal examples: `cake proposal evaluate` judges them
+      if (p.contains(QStringLiteral("/proposals/")) || p.contains(QStringLiteral("/campaigns/")))
+        continue; // proposal examples and campaign candidates (refused ones too) are judged
+                  // by `cake proposal evaluate` and `cake campaign import`
       QTest::newRow(qPrintable(QFileInfo(p).fileName())) << p;
     }
   }

@@ -93,6 +93,36 @@ void observeLowering(const driver::Compiler& compiler, const driver::CheckResult
   o.ptxas = std::move(v);
 }
 
+/// The observation of one kernel text (check, cost, lowering digests); the findings of its
+/// check are handed back when `findings` is given.
+Observation observeChecked(const driver::Compiler& compiler, const std::string& name,
+                           std::string text, const GateOptions& options, bool ptxas,
+                           std::vector<Diagnostic>* findings) {
+  driver::CheckResult r = compiler.check(name, std::move(text));
+  Observation o;
+  o.accepted = r.accepted;
+  o.codes = sortedCodes(r.diagnostics);
+  if (r.module.kernel)
+    o.target = r.module.kernel->target();
+  if (findings)
+    *findings = r.diagnostics;
+  if (!r.accepted)
+    return o;
+  cost::Options co;
+  co.hints = false; // the prediction does not depend on the what-if search
+  cost::Estimate e = cost::estimate(compiler, r, co);
+  if (e.ok) {
+    o.predictedUs = e.predictedUs;
+    o.bottleneck = e.bottleneck;
+  } else {
+    o.costError = e.error;
+  }
+  driver::CorpusCase c;
+  c.path = name;
+  observeLowering(compiler, r, c, options, ptxas, o);
+  return o;
+}
+
 CaseReport runCase(const driver::Compiler& compiler, const driver::Manifest& manifest,
                    const driver::CorpusCase& c, const GateOptions& options, bool ptxas) {
   CaseReport out;
@@ -106,22 +136,10 @@ CaseReport runCase(const driver::Compiler& compiler, const driver::Manifest& man
     out.problem = "cannot read '" + c.path + "': " + error;
     return out;
   }
-  driver::CheckResult r = compiler.check(c.path, std::move(*text));
-  Observation& o = out.observed;
-  o.accepted = r.accepted;
-  o.codes = sortedCodes(r.diagnostics);
-  out.problem = driver::expectationProblem(c, r.accepted, r.diagnostics);
+  std::vector<Diagnostic> findings;
+  out.observed = observeChecked(compiler, c.path, std::move(*text), options, ptxas, &findings);
+  out.problem = driver::expectationProblem(c, out.observed.accepted, findings);
   out.matched = out.problem.empty();
-  if (!r.accepted)
-    return out;
-  cost::Options co;
-  co.hints = false; // the prediction does not depend on the what-if search
-  cost::Estimate e = cost::estimate(compiler, r, co);
-  if (e.ok)
-    o.predictedUs = e.predictedUs;
-  else
-    o.costError = e.error;
-  observeLowering(compiler, r, c, options, ptxas, o);
   return out;
 }
 
@@ -359,6 +377,12 @@ bool acceptChanges(GateReport& baseline, const GateReport& current,
   baseline.delta.clear();
   baseline.acceptedChanges.push_back(std::move(act));
   return true;
+}
+
+Observation observeKernel(const driver::Compiler& compiler, const std::string& name,
+                          std::string text, const GateOptions& options) {
+  bool ptxas = options.ptxas && lower::findCudaTool("ptxas", options.cudaHome).has_value();
+  return observeChecked(compiler, name, std::move(text), options, ptxas, nullptr);
 }
 
 } // namespace cake::gate

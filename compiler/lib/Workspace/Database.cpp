@@ -96,6 +96,13 @@ Statement& Statement::bind(int index, std::int64_t value) {
   return *this;
 }
 
+Statement& Statement::bind(int index, double value) {
+  int rc = sqlite3_bind_double(m_stmt, index, value);
+  if (rc != SQLITE_OK && !m_bindError)
+    m_bindError = rc;
+  return *this;
+}
+
 Statement& Statement::bindNull(int index) {
   int rc = sqlite3_bind_null(m_stmt, index);
   if (rc != SQLITE_OK && !m_bindError)
@@ -136,6 +143,10 @@ std::string Statement::text(int column) const {
   int n = sqlite3_column_bytes(m_stmt, column);
   return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n))
            : std::string();
+}
+
+double Statement::real(int column) const {
+  return sqlite3_column_double(m_stmt, column);
 }
 
 std::int64_t Statement::integer(int column) const {

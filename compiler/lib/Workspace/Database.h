@@ -36,7 +36,11 @@ public:
   }
   Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
   Statement& bind(int index, std::int64_t value);
+  Statement& bind(int index, double value);
   Statement& bindNull(int index);
+  Statement& bind(int index, const std::optional<double>& value) {
+    return value ? bind(index, *value) : bindNull(index);
+  }
   Statement& bind(int index, const std::optional<std::int64_t>& value) {
     return value ? bind(index, *value) : bindNull(index);
   }
@@ -53,7 +57,11 @@ public:
 
   std::string text(int column) const;
   std::int64_t integer(int column) const;
+  double real(int column) const;
   bool isNull(int column) const;
+  std::optional<double> optionalReal(int column) const {
+    return isNull(column) ? std::nullopt : std::optional<double>(real(column));
+  }
   std::optional<std::int64_t> optionalInteger(int column) const {
     return isNull(column) ? std::nullopt : std::optional<std::int64_t>(integer(column));
   }

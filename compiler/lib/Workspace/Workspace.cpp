@@ -118,9 +118,50 @@ CREATE TABLE gate_acceptances(
 CREATE INDEX gate_acceptances_by_revision ON gate_acceptances(revision);
 )sql";
 
+// Migration 3: campaigns of candidate kernels and each candidate's assessment. A candidate is
+// imported once and never changed (its log line is the record); kernels live in `blobs`.
+constexpr std::string_view kSchema3 = R"sql(
+CREATE TABLE campaigns(
+  name TEXT PRIMARY KEY,
+  folder TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL) STRICT;
+CREATE TABLE candidates(
+  campaign TEXT NOT NULL REFERENCES campaigns(name),
+  id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  line INTEGER NOT NULL,
+  entry_sha256 TEXT NOT NULL,
+  parents TEXT NOT NULL,
+  kernel TEXT NOT NULL,
+  kernel_sha256 TEXT NOT NULL REFERENCES blobs(sha256),
+  author TEXT NOT NULL,
+  arm TEXT NOT NULL,
+  budget TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
+  rationale TEXT NOT NULL,
+  measurements TEXT NOT NULL,
+  accepted INTEGER NOT NULL,
+  codes TEXT NOT NULL,
+  predicted_us REAL,
+  bottleneck TEXT NOT NULL,
+  lowering_digest TEXT NOT NULL,
+  lowered_ok INTEGER NOT NULL,
+  measured_us REAL,
+  imported_at TEXT NOT NULL,
+  PRIMARY KEY (campaign, id),
+  UNIQUE (campaign, seq)) STRICT;
+CREATE TRIGGER candidates_no_update BEFORE UPDATE ON candidates
+  BEGIN SELECT RAISE(ABORT, 'imported candidates are immutable'); END;
+CREATE TRIGGER candidates_no_delete BEFORE DELETE ON candidates
+  BEGIN SELECT RAISE(ABORT, 'imported candidates are immutable'); END;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "revisions of the approved overlay, file store, head, audit log", kSchema1},
     {2, "proposals, evaluations, votes, gate acceptances", kSchema2},
+    {3, "campaigns, candidates and their assessments", kSchema3},
 };
 
 Error invalid(std::string message) {

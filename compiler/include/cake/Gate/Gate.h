@@ -40,6 +40,11 @@ struct Observation {
   /// when the model cannot cost it (`costError`).
   std::optional<double> predictedUs;
   std::string costError;
+  /// The cost model's bottleneck class of the prediction (empty without one). Not part of
+  /// the report: reports and their deltas stay as they were.
+  std::string bottleneck;
+  /// The kernel's `target=` (informational, not part of the report either).
+  std::string target;
   /// Per emit path: "sha256:<64 hex>" of the generated text, the finding code when lowering
   /// failed (e.g. "hw-lowering-unsupported"), or empty when the kernel is refused.
   std::string metadata, ptx, cuda;
@@ -123,6 +128,13 @@ DeltaSummary summarize(const std::vector<Delta>& delta);
 /// whose file cannot be read, or whose lowering fails, is an observation, never an exception.
 GateReport runGate(const driver::Compiler& compiler, const driver::Manifest& manifest,
                    const GateOptions& options = {});
+
+/// The gate's observation of one kernel text (check, cost without hints, metadata, PTX and
+/// CUDA digests; ptxas when options.ptxas and the tool exists). `name` labels the source and
+/// enters the digests (PTX `.file`, the CUDA header). Thread-safe like Compiler::check;
+/// campaign import assesses candidates with it.
+Observation observeKernel(const driver::Compiler& compiler, const std::string& name,
+                          std::string text, const GateOptions& options = {});
 
 /// Fills `current.delta` against `baseline` and carries its accept history over. The deltas of
 /// the cases named in `accept` are marked accepted: listed, not failing the gate (what a

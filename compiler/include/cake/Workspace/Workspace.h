@@ -151,6 +151,44 @@ struct GateAcceptance {
   std::string createdAt;
 };
 
+/// A campaign as imported: its name (from campaign.json), the folder it was read from and
+/// campaign.json as given (docs/campaigns.md).
+struct CampaignRecord {
+  std::string name;
+  std::string folder;
+  std::string spec; ///< JSON
+  std::string createdAt;
+  std::string updatedAt;
+};
+
+/// One imported candidate: its log entry and the compiler's assessment of its kernel.
+struct CandidateRecord {
+  std::string campaign;
+  std::string id;
+  std::int64_t seq = 0;  ///< import order within the campaign (set by the store)
+  std::int64_t line = 0; ///< 1-based line of candidates.jsonl it was read from
+  std::string entrySha256;          ///< of that line's bytes
+  std::vector<std::string> parents; ///< ids; the first is the one it was derived from
+  std::string kernel;               ///< relative path inside the campaign folder
+  std::string kernelText;           ///< stored content-addressed (input of addCandidates only)
+  std::string kernelSha256;
+  std::string author; ///< JSON object {kind, name, model?, run?}
+  std::string arm;    ///< empty when the candidate belongs to no arm
+  std::string budget; ///< JSON object {tokens, wall_s}
+  std::string timestamp;
+  std::string rationale;
+  std::string measurements = "[]"; ///< JSON array of measurement records
+  // Assessment.
+  bool accepted = false;
+  std::vector<std::string> codes; ///< finding codes, sorted
+  std::optional<double> predictedUs;
+  std::string bottleneck;
+  std::string loweringDigest; ///< PTX digest "sha256:...", or the lowering failure's code
+  bool loweredOk = false;
+  std::optional<double> measuredUs;
+  std::string importedAt;
+};
+
 /// One schema migration: applied in order, `PRAGMA user_version` counts those applied.
 struct Migration {
   int version;
@@ -255,6 +293,25 @@ public:
                                         const std::optional<std::string>& proposal = {});
   /// All acceptances (or those at `revision`), oldest first.
   Expected<std::vector<GateAcceptance>> gateAcceptances(std::optional<std::int64_t> revision = {});
+
+  // --- Campaigns and candidates ---------------------------------------------------------
+
+  /// Records a campaign (name, folder, campaign.json) or, for a known name, its newer folder
+  /// and spec; audit act "campaign.register" when anything changed.
+  Status registerCampaign(const CampaignRecord& campaign, const std::string& actor);
+  Expected<std::vector<CampaignRecord>> campaigns();
+  /// nullopt when no campaign has that name.
+  Expected<std::optional<CampaignRecord>> campaign(const std::string& name);
+  /// Adds a batch of candidates of a registered campaign as one act with one audit entry
+  /// ("campaign.import", subject the campaign, payload {"candidates": [ids]}). Parents must be
+  /// known (earlier in the batch or stored); ids must be new. Returns the number added.
+  Expected<std::int64_t> addCandidates(const std::string& campaign,
+                                       const std::vector<CandidateRecord>& batch,
+                                       const std::string& actor);
+  /// A campaign's candidates in import order.
+  Expected<std::vector<CandidateRecord>> candidates(const std::string& campaign);
+  /// The stored kernel text with that SHA-256 (nullopt when none).
+  Expected<std::optional<std::string>> blob(const std::string& sha256);
 
 private:
   Workspace();
