@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
+#include "cake/views/ProposalController.h"
 #include "cake/widgets/AppIcon.h"
 
 #include <QApplication>
@@ -16,6 +17,7 @@
 #include <QPainter>
 #include <QPalette>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QTableView>
 #include <cstdio>
 #include <string_view>
@@ -83,7 +85,14 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("Cake Workbench: read, edit and audit Cake IR kernels."));
   parser.addHelpOption();
   parser.addVersionOption();
-  QCommandLineOption workspace({"w", "workspace"}, "Workspace directory (default: the bundled corpus).", "dir");
+  QCommandLineOption corpus("corpus", "Corpus directory: Examples menu, proposals/ and the gate's manifest "
+                            "(default: the bundled corpus).", "dir");
+  QCommandLineOption workspace({"w", "workspace"},
+                               "Workspace store (docs/workspace.md; created when missing): the compiler overlays its "
+                               "head, proposals are approved into it (default: <user data dir>/workspace; none for "
+                               "--screenshot).",
+                               "dir");
+  QCommandLineOption openProposal("open-proposal", "Proposal folder to open in the Proposals dock.", "dir");
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
@@ -94,7 +103,7 @@ int main(int argc, char** argv) {
   QCommandLineOption line("line", "Put the editor cursor on this line before rendering (selects its operation).", "n");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
-  parser.addOptions({workspace, open, screenshot, view, size, dark, line, registry, targets});
+  parser.addOptions({corpus, workspace, openProposal, open, screenshot, view, size, dark, line, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -104,13 +113,13 @@ int main(int argc, char** argv) {
   if (parser.isSet(targets))
     paths.targets = parser.value(targets).toStdString();
 
-  QString ws = parser.isSet(workspace) ? parser.value(workspace) : QStringLiteral(CAKE_CORPUS_DIR);
+  QString corpusDir = parser.isSet(corpus) ? parser.value(corpus) : QStringLiteral(CAKE_CORPUS_DIR);
   QString file = parser.isSet(open) ? parser.value(open)
                                     : parser.positionalArguments().value(0);
   bool headless = parser.isSet(screenshot);
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "all"};
+                                      "performance", "code", "jobs", "proposals", "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -139,10 +148,23 @@ int main(int argc, char** argv) {
   }
   cake::views::CompileSession session;
   cake::app::MainWindow window(&session);
-  window.setWorkspace(ws);
+  window.setCorpus(corpusDir);
   if (!headless)
     window.restoreLayout();
-  session.start(paths);
+  // The workspace store: given, else (interactive only) one in the user's data directory, so
+  // approvals persist; a screenshot never creates one the user did not name.
+  QString store = parser.value(workspace);
+  if (store.isEmpty() && !headless)
+    store = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("workspace");
+  session.start(paths, store);
+  window.openWorkspace(store);
+  if (parser.isSet(openProposal)) {
+    QString dir = parser.value(openProposal);
+    if (!QFileInfo(dir).isDir())
+      return fail(QStringLiteral("--open-proposal: '%1' is not a folder").arg(dir));
+    window.proposals()->addFolder(dir);
+    window.proposals()->open(dir);
+  }
 
   if (file.isEmpty())
     file = headless ? window.defaultExample() : QSettings().value("lastFile", window.defaultExample()).toString();
@@ -174,7 +196,7 @@ int main(int argc, char** argv) {
   }
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
-    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs"})
+    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "proposals"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -215,6 +237,12 @@ int main(int argc, char** argv) {
     // The graph layout, the cost estimate and (for the code view) lowering + ptxas.
     if (!waitFor([&] { return window.viewsReady(); }, 90000))
       return fail(QStringLiteral("timed out waiting for the views (graph layout, cost estimate, lowering)"));
+  }
+  if (viewName == QLatin1String("proposals")) {
+    // The queue, the open proposal's detail and its lowering preview.
+    cake::views::ProposalController* p = window.proposals();
+    if (!waitFor([&] { return p->pendingJobs() == 0 && p->detail() && p->preview(); }, 90000))
+      return fail(QStringLiteral("timed out waiting for the Proposals dock (queue, detail, preview)"));
   }
   QCoreApplication::processEvents();
   qint64 readyMs = timer.elapsed();
