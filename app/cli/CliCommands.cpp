@@ -62,6 +62,7 @@ Args parseArgs(const std::vector<std::string>& in, std::size_t start,
           value = in[++i];
         }
         a.options[key] = value;
+        a.repeated[key].push_back(value);
       } else if (boolean.count(key) && !hasValue) {
         a.flags.insert(key);
       } else {
@@ -625,7 +626,18 @@ void printHelp(const std::string& topic) {
        "  compiler (built-ins + the workspace's head + P), runs its examples and the corpus\n"
        "  gate with and without it, and prints {proposal_hash, valid, findings, examples,\n"
        "  gate, verdict}. With --workspace the evaluation is recorded (audit entry).\n"
-       "  exit: 0 clean, 1 invalid, examples fail or regressions, 2 usage or store error\n"},
+       "  exit: 0 clean, 1 invalid, examples fail or regressions, 2 usage or store error\n"
+       "cake proposal status P|HASH --workspace WS [--format text|json]\n"
+       "  State, latest evaluation, changed gate cases, votes, whether approval is possible\n"
+       "  and why not (can_approve, blocked {code, message, cases}), installed revision.\n"
+       "cake proposal approve P --workspace WS --reviewer NAME --comment TEXT\n"
+       "          [--accept-change CASE]... [--format text|json]\n"
+       "  On a clean evaluation of P's exact content at the head, by a reviewer who is not\n"
+       "  its author, with every changed gate case accepted: installs P's definition files\n"
+       "  as a new revision (vote, acceptances, state, audit: one transaction).\n"
+       "cake proposal reject|request-changes|comment P --workspace WS --reviewer NAME\n"
+       "          --comment TEXT [--format text|json]\n"
+       "  exit: 0 done, 1 refused (prop-* code), 2 usage or store error\n"},
       {"audit", "cake audit verify --workspace WS [--format text|json]\n"
                 "cake audit log --workspace WS [--format text|json]\n"
                 "  verify: checks the hash chain of the audit log and that every revision was\n"
@@ -657,7 +669,7 @@ void printHelp(const std::string& topic) {
              "  revisions   the workspace's revisions and what each changed\n"
              "  revision    revert the workspace to an earlier revision (a recorded act)\n"
              "  audit       verify or print the workspace's tamper-evident audit log\n"
-             "  proposal    evaluate a proposal folder in a sandboxed compiler (examples, gate)\n"
+             "  proposal    evaluate, review (status, approve, reject) a proposal folder\n"
              "  version     version and compiler revision (also --version)\n"
              "  help        this text, or 'cake help COMMAND'\n\n"
              "check, cost, lower, primitives, targets, rules, explain, trace, corpus and version\n"

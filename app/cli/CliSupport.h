@@ -19,7 +19,8 @@ namespace cake::cli {
 /// Parsed command line of one subcommand.
 struct Args {
   std::vector<std::string> positional;
-  std::map<std::string, std::string> options; ///< --key value / --key=value
+  std::map<std::string, std::string> options; ///< --key value / --key=value (the last given)
+  std::map<std::string, std::vector<std::string>> repeated; ///< every value of each option, in order
   std::set<std::string> flags;                ///< --flag
   std::string error;
 
@@ -28,6 +29,11 @@ struct Args {
     return it == options.end() ? fallback : it->second;
   }
   bool has(const std::string& flag) const { return flags.count(flag) != 0; }
+  /// Every value given for a repeatable option (`--accept-change A --accept-change B`).
+  std::vector<std::string> getAll(const std::string& key) const {
+    auto it = repeated.find(key);
+    return it == repeated.end() ? std::vector<std::string>() : it->second;
+  }
 };
 
 /// Splits arguments; `valued` options take a value, `boolean` ones do not.
@@ -77,6 +83,8 @@ int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& args)
 int cmdLower(const std::string& argv0, const std::vector<std::string>& args);
 int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& args);
+/// `cake proposal status|approve|reject|request-changes|comment` (`sub`), arguments parsed.
+int proposalReview(const std::string& sub, const Args& a);
 int cmdWorkspace(const std::string& argv0, const std::vector<std::string>& args);
 int cmdRevisions(const std::string& argv0, const std::vector<std::string>& args);
 int cmdRevision(const std::string& argv0, const std::vector<std::string>& args);

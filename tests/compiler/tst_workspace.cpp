@@ -689,7 +689,12 @@ void TestWorkspace::proposals() {
   QVERIFY(e);
   QCOMPARE(w.evaluations(p.hash)->size(), std::size_t(1));
   QCOMPARE(w.evaluations(p.hash)->at(0).report, std::string(R"({"verdict":"clean"})"));
-  QVERIFY(w.setProposalState(p.hash, ProposalState::Evaluated, "cake", "evaluated"));
+  // Evaluating new content makes it evaluated (within the evaluate act: no entry of its own).
+  QCOMPARE(name((*w.proposal(p.hash))->state), name(ProposalState::Evaluated));
+  QCOMPARE(countAudit(w), 3);
+  QVERIFY(w.setProposalState(p.hash, ProposalState::ChangesRequested, "cake", "rename it"));
+  QVERIFY(w.addEvaluation(p.hash, 1, R"({"verdict":"clean"})", "cake"));
+  QCOMPARE(name((*w.proposal(p.hash))->state), name(ProposalState::ChangesRequested));
   QVERIFY(w.addVote(p.hash, "alice", Decision::RequestChanges, "rename it"));
   auto votes = w.votes(p.hash);
   QCOMPARE(votes->size(), std::size_t(1));
@@ -732,7 +737,8 @@ void TestWorkspace::proposals() {
     acts << QString::fromStdString(a.act);
   QCOMPARE(acts,
            QStringList({"workspace.init", "proposal.submit", "proposal.evaluate", "proposal.state",
-                        "proposal.request-changes", "gate.accept", "proposal.submit"}));
+                        "proposal.evaluate", "proposal.request-changes", "gate.accept",
+                        "proposal.submit"}));
   QVERIFY(w.verifyAudit()->ok);
 }
 

@@ -67,23 +67,27 @@ QString authorFromRecord(const std::string& json) {
                         : QStringLiteral("%1 (%2)").arg(o.value("name").toString(), kind);
 }
 
-/// Fills state, turn and the approval refusal of `e` from the workspace.
-void applyStatus(ProposalEntry& e, ws::Workspace* workspace) {
-  if (!workspace || e.hash.isEmpty()) {
-    e.state = e.hash.isEmpty() ? QStringLiteral("invalid") : QStringLiteral("unregistered");
-    e.turn = e.hash.isEmpty() ? ProposalTurn::Invalid : ProposalTurn::NeedsEvaluation;
-    return;
-  }
-  auto st = proposal::reviewStatus(*workspace, e.hash.toStdString());
-  if (!st) {
+/// Fills state, turn and the approval refusal of `e` (the folder's current content `p`) from
+/// the workspace.
+void applyStatus(ProposalEntry& e, ws::Workspace* workspace, const proposal::Proposal& p) {
+  if (!workspace) {
     e.state = QStringLiteral("unregistered");
     e.turn = ProposalTurn::NeedsEvaluation;
     return;
   }
-  e.state = qs(std::string(ws::toString(st->record.state)));
+  auto st = proposal::reviewStatus(*workspace, p);
+  if (!st) {
+    e.state = QStringLiteral("unreadable");
+    e.turn = ProposalTurn::NeedsEvaluation;
+    e.blocked = qs(st.error().text());
+    return;
+  }
+  e.state = st->registered ? qs(std::string(ws::toString(st->record.state)))
+                           : st->registeredAtPath ? QStringLiteral("new content")
+                                                  : QStringLiteral("unregistered");
   QString code = st->approvalBlocked ? qs(st->approvalBlocked->code) : QString();
   e.blocked = st->approvalBlocked ? qs(st->approvalBlocked->message) : QString();
-  e.turn = proposalTurn(e.state, st->latestEvaluation.has_value(), code);
+  e.turn = proposalTurn(st->registered ? e.state : QString(), st->latestEvaluation.has_value(), code);
 }
 
 QString escape(const QString& s) { return s.toHtmlEscaped(); }
@@ -347,7 +351,7 @@ ProposalQueue scanProposals(const QStringList& roots, const QStringList& extra,
       e.kind = qs(std::string(proposal::toString(l.proposal->kind)));
       e.title = qs(l.proposal->title);
       e.author = authorText(l.proposal->author);
-      applyStatus(e, w ? &*w : nullptr);
+      applyStatus(e, w ? &*w : nullptr, *l.proposal);
     } else {
       // The folder is gone or broken: the newest record registered from it, if any.
       const ws::ProposalRecord* rec = nullptr;
@@ -461,13 +465,11 @@ ProposalDetail buildProposalDetail(const QString& dir, const QString& workspace,
                                        : error;
     return d;
   }
-  applyStatus(d.entry, &*w);
-  auto st = proposal::reviewStatus(*w, p.hash);
+  applyStatus(d.entry, &*w, p);
+  auto st = proposal::reviewStatus(*w, p);
   if (!st) {
-    if (auto h = w->head())
-      d.head = *h;
-    d.blockedCode = QStringLiteral("prop-not-registered");
-    d.blockedMessage = QStringLiteral("not evaluated in this workspace yet: evaluate it first");
+    d.blockedCode = qs(std::string(ws::toString(st.error().code)));
+    d.blockedMessage = qs(st.error().message);
     return d;
   }
   d.head = st->head;

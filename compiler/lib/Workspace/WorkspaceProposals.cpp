@@ -111,6 +111,34 @@ std::optional<Decision> decisionFromString(std::string_view text) {
   return std::nullopt;
 }
 
+Status Workspace::requireProposal(const std::string& hash) {
+  auto known = proposal(hash);
+  if (!known)
+    return known.error();
+  if (!*known)
+    return Error{ErrorCode::UnknownProposal, "no proposal " + hash};
+  return Status::success();
+}
+
+Expected<std::int64_t>
+Workspace::insertAndAudit(std::string_view sql, const std::function<void(Statement&)>& bind,
+                          const std::string& actor, const std::string& act,
+                          const std::string& subject,
+                          const std::function<std::string(std::int64_t)>& payload) {
+  auto ins = m_db->prepare(std::string(sql));
+  if (!ins)
+    return ins.error();
+  bind(*ins);
+  if (Status s = ins->run(); !s)
+    return s.error();
+  auto id = m_db->queryInteger("SELECT last_insert_rowid()");
+  if (!id)
+    return id.error();
+  if (auto seq = appendAudit(actor, act, subject, payload(*id)); !seq)
+    return seq.error();
+  return *id;
+}
+
 Expected<ProposalRecord> Workspace::registerProposal(const ProposalRecord& p,
                                                      const std::string& actor) {
   if (Status s = checkHash(p.hash); !s)
@@ -219,29 +247,29 @@ Expected<std::int64_t> Workspace::addEvaluation(const std::string& hash, std::in
   if (!began)
     return began.error();
   auto body = [&]() -> Expected<std::int64_t> {
-    auto known = proposal(hash);
-    if (!known)
-      return known.error();
-    if (!*known)
-      return Error{ErrorCode::UnknownProposal, "no proposal " + hash};
+    if (Status s = requireProposal(hash); !s)
+      return s.error();
     if (auto r = this->revision(revision); !r)
       return r.error();
-    auto ins = m_db->prepare("INSERT INTO evaluations(proposal, revision, report, created_at) "
-                             "VALUES (?1, ?2, ?3, ?4)");
-    if (!ins)
-      return ins.error();
-    ins->bind(1, hash).bind(2, revision).bind(3, report).bind(4, utcNow());
-    if (Status s = ins->run(); !s)
+    std::string now = utcNow();
+    // An evaluation of new content makes it "evaluated"; a decided or stale one keeps its state,
+    // and a request for changes stands (the content it was about is the same).
+    auto upd = m_db->prepare("UPDATE proposals SET state = 'evaluated', updated_at = ?2 "
+                             "WHERE hash = ?1 AND state = 'new'");
+    if (!upd)
+      return upd.error();
+    upd->bind(1, hash).bind(2, now);
+    if (Status s = upd->run(); !s)
       return s.error();
-    auto id = m_db->queryInteger("SELECT last_insert_rowid()");
-    if (!id)
-      return id.error();
-    json::Writer payload(false);
-    payload.beginObject().key("evaluation").value(*id).key("revision").value(revision);
-    payload.key("report_sha256").value(sha256Hex(report)).endObject();
-    if (auto seq = appendAudit(actor, "proposal.evaluate", hash, payload.str()); !seq)
-      return seq.error();
-    return *id;
+    return insertAndAudit(
+        "INSERT INTO evaluations(proposal, revision, report, created_at) VALUES (?1, ?2, ?3, ?4)",
+        [&](Statement& ins) { ins.bind(1, hash).bind(2, revision).bind(3, report).bind(4, now); },
+        actor, "proposal.evaluate", hash, [&](std::int64_t id) {
+          json::Writer payload(false);
+          payload.beginObject().key("evaluation").value(id).key("revision").value(revision);
+          payload.key("report_sha256").value(sha256Hex(report)).endObject();
+          return payload.take();
+        });
   };
   return endAct(*began, body());
 }
@@ -266,29 +294,20 @@ Expected<std::int64_t> Workspace::addVote(const std::string& hash, const std::st
   if (!began)
     return began.error();
   auto body = [&]() -> Expected<std::int64_t> {
-    auto known = proposal(hash);
-    if (!known)
-      return known.error();
-    if (!*known)
-      return Error{ErrorCode::UnknownProposal, "no proposal " + hash};
-    auto ins = m_db->prepare("INSERT INTO votes(proposal, reviewer, decision, comment, "
-                             "created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
-    if (!ins)
-      return ins.error();
-    ins->bind(1, hash).bind(2, reviewer).bind(3, toString(decision)).bind(4, comment);
-    ins->bind(5, utcNow());
-    if (Status s = ins->run(); !s)
+    if (Status s = requireProposal(hash); !s)
       return s.error();
-    auto id = m_db->queryInteger("SELECT last_insert_rowid()");
-    if (!id)
-      return id.error();
-    json::Writer payload(false);
-    payload.beginObject().key("vote").value(*id).key("comment").value(comment).endObject();
-    if (auto seq = appendAudit(reviewer, "proposal." + std::string(toString(decision)), hash,
-                               payload.str());
-        !seq)
-      return seq.error();
-    return *id;
+    return insertAndAudit(
+        "INSERT INTO votes(proposal, reviewer, decision, comment, created_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5)",
+        [&](Statement& ins) {
+          ins.bind(1, hash).bind(2, reviewer).bind(3, toString(decision)).bind(4, comment);
+          ins.bind(5, utcNow());
+        },
+        reviewer, "proposal." + std::string(toString(decision)), hash, [&](std::int64_t id) {
+          json::Writer payload(false);
+          payload.beginObject().key("vote").value(id).key("comment").value(comment).endObject();
+          return payload.take();
+        });
   };
   return endAct(*began, body());
 }
@@ -319,35 +338,27 @@ Expected<std::int64_t> Workspace::acceptGateCase(const std::string& caseId, std:
   auto body = [&]() -> Expected<std::int64_t> {
     if (auto r = this->revision(revision); !r)
       return r.error();
-    if (proposal) {
-      auto known = this->proposal(*proposal);
-      if (!known)
-        return known.error();
-      if (!*known)
-        return Error{ErrorCode::UnknownProposal, "no proposal " + *proposal};
-    }
-    auto ins = m_db->prepare("INSERT INTO gate_acceptances(case_id, revision, actor, comment, "
-                             "proposal, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    if (!ins)
-      return ins.error();
-    ins->bind(1, caseId).bind(2, revision).bind(3, actor).bind(4, comment).bind(5, proposal);
-    ins->bind(6, utcNow());
-    if (Status s = ins->run(); !s)
-      return s.error();
-    auto id = m_db->queryInteger("SELECT last_insert_rowid()");
-    if (!id)
-      return id.error();
-    json::Writer payload(false);
-    payload.beginObject().key("acceptance").value(*id).key("revision").value(revision);
-    payload.key("comment").value(comment).key("proposal");
     if (proposal)
-      payload.value(*proposal);
-    else
-      payload.null();
-    payload.endObject();
-    if (auto seq = appendAudit(actor, "gate.accept", caseId, payload.str()); !seq)
-      return seq.error();
-    return *id;
+      if (Status s = requireProposal(*proposal); !s)
+        return s.error();
+    return insertAndAudit(
+        "INSERT INTO gate_acceptances(case_id, revision, actor, comment, proposal, created_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        [&](Statement& ins) {
+          ins.bind(1, caseId).bind(2, revision).bind(3, actor).bind(4, comment).bind(5, proposal);
+          ins.bind(6, utcNow());
+        },
+        actor, "gate.accept", caseId, [&](std::int64_t id) {
+          json::Writer payload(false);
+          payload.beginObject().key("acceptance").value(id).key("revision").value(revision);
+          payload.key("comment").value(comment).key("proposal");
+          if (proposal)
+            payload.value(*proposal);
+          else
+            payload.null();
+          payload.endObject();
+          return payload.take();
+        });
   };
   return endAct(*began, body());
 }

@@ -12,11 +12,7 @@
 
 namespace cake::proposal {
 
-/// The workspace record of `proposal`: hash, folder, kind, title and the author as a JSON
-/// object {kind, name, model?, run?} (state New).
-ws::ProposalRecord proposalRecord(const Proposal& proposal);
-
-/// Registers `proposal` (idempotent per content; audit act "proposal.submit") and stores
+/// Registers `proposal` as proposalRecord() (Review.h) describes it (idempotent per content; audit act "proposal.submit") and stores
 /// `reportJson` as its evaluation at revision `head` (audit act "proposal.evaluate"), both in
 /// one transaction by `actor`. Returns the evaluation's id.
 ws::Expected<std::int64_t> recordEvaluation(ws::Workspace& workspace, const Proposal& proposal,

@@ -11,8 +11,10 @@
 #include "cake/Workspace/Workspace.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cake::proposal {
@@ -39,6 +41,8 @@ struct ReviewStatus {
   /// The latest evaluation of the exact content, if any, and the revision it ran on.
   std::optional<ws::Evaluation> latestEvaluation;
   std::string verdict; ///< of the latest evaluation ("clean", "regressions", ...), or empty
+  /// Whether the latest evaluation ran the corpus gate (approval needs it).
+  bool gateRan = false;
   /// Gate cases whose verdict, findings, prediction or code changed in the latest evaluation.
   std::vector<std::string> changedCases;
   std::vector<ws::Vote> votes;
@@ -46,7 +50,24 @@ struct ReviewStatus {
   std::optional<ReviewRefusal> approvalBlocked;
   /// The revision the approval installed, when approved.
   std::optional<std::int64_t> installedRevision;
+  /// False for a folder whose exact content the store does not know (status of a folder):
+  /// `record` then describes the folder, with state stale when the same folder was registered
+  /// with other content (`registeredAtPath`), new otherwise.
+  bool registered = true;
+  /// The newest content registered from the same folder, for an unregistered folder.
+  std::optional<std::string> registeredAtPath;
+  /// For a stale record: the newer content registered from the same folder.
+  std::optional<std::string> supersededBy;
 };
+
+/// The path a proposal is registered under: its folder made absolute and normal, so the same
+/// folder named two ways is one path (a later content there supersedes the earlier).
+std::string proposalPath(const Proposal& proposal);
+/// The store's record of the proposal's exact content (hash, path, kind, title, author JSON).
+ws::ProposalRecord proposalRecord(const Proposal& proposal);
+/// The status of the folder's exact content: as reviewStatus(hash) when registered, otherwise
+/// an unregistered status (see ReviewStatus::registered).
+ws::Expected<ReviewStatus> reviewStatus(ws::Workspace& workspace, const Proposal& proposal);
 
 /// The status of the proposal registered with `hash`; ws-unknown-proposal when unknown.
 ws::Expected<ReviewStatus> reviewStatus(ws::Workspace& workspace, const std::string& hash);
@@ -55,6 +76,8 @@ ws::Expected<ReviewStatus> reviewStatus(ws::Workspace& workspace, const std::str
 /// can_approve, blocked:{code, message, cases}|null, installed_revision|null}.
 std::string toJson(const ReviewStatus& status);
 std::string toText(const ReviewStatus& status);
+/// {"refused": {code, message, cases}}.
+std::string toJson(const ReviewRefusal& refusal);
 
 struct ReviewRequest {
   ws::Decision decision = ws::Decision::Comment;
@@ -63,6 +86,10 @@ struct ReviewRequest {
   /// Approve only: gate cases whose change the reviewer accepts explicitly (recorded as gate
   /// acceptances tied to the proposal).
   std::vector<std::string> acceptChanges;
+  /// Test seam: called inside the act's transaction after each write ("revision", "vote",
+  /// "accept", "state"), before the commit. The CLI's CAKE_TEST_SLOW_ACT_MS hook sleeps here so
+  /// the kill test can land inside the act.
+  std::function<void(std::string_view step)> afterStep;
 };
 
 struct ReviewOutcome {

@@ -20,7 +20,8 @@ namespace cake::ws {
 
 namespace detail {
 class Database;
-}
+class Statement;
+} // namespace detail
 
 /// What an overlay file defines; each kind is laid over one built-in data directory.
 enum class FileKind { Primitive, Rule, Calibration, Target };
@@ -263,6 +264,16 @@ private:
   /// Ends the act begun by beginAct: commit or release on success, roll back otherwise.
   Status endAct(bool began, Status result);
   template <class T> Expected<T> endAct(bool began, Expected<T> result);
+  /// ws-unknown-proposal unless a proposal has that hash.
+  Status requireProposal(const std::string& hash);
+  /// The body of most record acts: runs the INSERT `sql` (its parameters bound by `bind`), then
+  /// appends the audit entry whose payload `payload` builds from the new row's id. Call inside
+  /// an act. Returns the row id.
+  Expected<std::int64_t> insertAndAudit(std::string_view sql,
+                                        const std::function<void(detail::Statement&)>& bind,
+                                        const std::string& actor, const std::string& act,
+                                        const std::string& subject,
+                                        const std::function<std::string(std::int64_t)>& payload);
 
   std::unique_ptr<detail::Database> m_db;
   std::string m_dir;
