@@ -16,6 +16,8 @@
 #include <QMap>
 #include <QSet>
 
+#include <algorithm>
+
 namespace cake::views {
 
 namespace {
@@ -245,11 +247,19 @@ void readReport(ProposalDetail& d, const std::string& report, const QMap<QString
   }
   QJsonObject gate = o.value("gate").toObject();
   d.gateRan = o.value("gate").isObject();
+  // One row per case with every group it is in, the verdict changes first: a rule that refuses
+  // six kernels also changes their findings, predictions and code.
   for (const char* group : {"newly_accepted", "newly_rejected", "changed_findings",
                             "changed_predictions", "changed_code"})
-    for (const QJsonValue& v : gate.value(QLatin1String(group)).toArray())
-      d.deltas << ProposalDeltaRow{QString::fromLatin1(group), v.toString(),
-                                   cases.value(v.toString())};
+    for (const QJsonValue& v : gate.value(QLatin1String(group)).toArray()) {
+      auto it = std::find_if(d.deltas.begin(), d.deltas.end(),
+                             [&](const ProposalDeltaRow& r) { return r.caseId == v.toString(); });
+      if (it != d.deltas.end())
+        it->group += ", " + QString::fromLatin1(group);
+      else
+        d.deltas << ProposalDeltaRow{QString::fromLatin1(group), v.toString(),
+                                     cases.value(v.toString())};
+    }
   d.mismatchedBefore = gate.value("mismatched_before").toInt();
   d.mismatchedAfter = gate.value("mismatched_after").toInt();
 }
