@@ -4,6 +4,7 @@
 
 #include "cake/views/ProposalController.h"
 #include "cake/widgets/AppIcon.h"
+#include "cake/widgets/ProposalsView.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -93,6 +94,9 @@ int main(int argc, char** argv) {
                                "--screenshot).",
                                "dir");
   QCommandLineOption openProposal("open-proposal", "Proposal folder to open in the Proposals dock.", "dir");
+  QCommandLineOption proposalTab("proposal-tab",
+                                 "Tab of the Proposals dock to show: definition, lowering, examples, gate or votes.",
+                                 "tab", "definition");
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
@@ -103,7 +107,7 @@ int main(int argc, char** argv) {
   QCommandLineOption line("line", "Put the editor cursor on this line before rendering (selects its operation).", "n");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
-  parser.addOptions({corpus, workspace, openProposal, open, screenshot, view, size, dark, line, registry, targets});
+  parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -165,6 +169,11 @@ int main(int argc, char** argv) {
     window.proposals()->addFolder(dir);
     window.proposals()->open(dir);
   }
+  static const QStringList proposalTabs{"definition", "lowering", "examples", "gate", "votes"};
+  if (!proposalTabs.contains(parser.value(proposalTab)))
+    return fail(QStringLiteral("unknown --proposal-tab '%1' (available: %2)")
+                    .arg(parser.value(proposalTab), proposalTabs.join(", ")));
+  window.proposalsView()->showTab(parser.value(proposalTab));
 
   if (file.isEmpty())
     file = headless ? window.defaultExample() : QSettings().value("lastFile", window.defaultExample()).toString();

@@ -20,6 +20,11 @@ template <class T> std::shared_ptr<const T> valueOf(const TaskOutcome& o) {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+/// Folders are compared as the queue lists them: absolute and clean.
+QString absoluteDir(const QString& dir) {
+  return QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+}
+
 struct EvaluationResult {
   QString verdict, error;
 };
@@ -150,7 +155,7 @@ ProposalController::ProposalController(CompileSession* session, QObject* parent)
 void ProposalController::setWorkspace(const QString& dir) { m_workspace = dir; }
 
 void ProposalController::addFolder(const QString& dir) {
-  QString clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+  QString clean = absoluteDir(dir);
   if (!m_extra.contains(clean))
     m_extra << clean;
   refresh();
@@ -182,8 +187,9 @@ quint64 ProposalController::refresh() {
   return track(id);
 }
 
-void ProposalController::open(const QString& dir) {
-  m_current = QDir::cleanPath(dir);
+void ProposalController::open(const QString& folder) {
+  QString dir = absoluteDir(folder);
+  m_current = dir;
   QString workspace = m_workspace, manifest = m_manifest, name = QFileInfo(dir).fileName();
   driver::DataPaths paths = m_session->dataPaths();
   m_latestDetail = track(m_session->runTask(
@@ -219,7 +225,7 @@ void ProposalController::open(const QString& dir) {
 quint64 ProposalController::evaluate(const QString& dir) {
   QString workspace = m_workspace, manifest = m_manifest, actor = m_actor;
   driver::DataPaths paths = m_session->dataPaths();
-  QString clean = QDir::cleanPath(dir);
+  QString clean = absoluteDir(dir);
   return track(m_session->runTask(
       JobKind::Evaluate,
       tr("evaluate %1%2").arg(QFileInfo(dir).fileName(),
@@ -242,7 +248,7 @@ quint64 ProposalController::evaluate(const QString& dir) {
 
 quint64 ProposalController::review(const QString& dir, const ReviewAct& act) {
   QString workspace = m_workspace;
-  QString clean = QDir::cleanPath(dir);
+  QString clean = absoluteDir(dir);
   return track(m_session->runTask(
       JobKind::Review, tr("%1 %2").arg(act.decision, QFileInfo(dir).fileName()),
       [clean, workspace, act](const std::atomic<bool>&) {

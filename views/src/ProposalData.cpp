@@ -452,10 +452,15 @@ ProposalDetail buildProposalDetail(const QString& dir, const QString& workspace,
   for (const std::string& ev : p.evidence) {
     QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(ev)).object();
     ProposalEvidence e;
+    // "kind: value" first (what the evidence is), then its other fields.
     QStringList parts;
+    if (o.contains("kind"))
+      parts << compact(o.value("kind")) + ":";
     for (auto it = o.begin(); it != o.end(); ++it)
-      parts << QStringLiteral("%1: %2").arg(it.key(), compact(it.value()));
-    e.text = o.isEmpty() ? qs(ev) : parts.join(QStringLiteral("; "));
+      if (it.key() != QLatin1String("kind"))
+        parts << QStringLiteral("%1 %2;").arg(it.key(), compact(it.value()));
+    e.text = o.isEmpty() ? qs(ev) : parts.join(' ');
+    e.text.chop(e.text.endsWith(';') ? 1 : 0);
     QString path = o.value("path").toString();
     // Only a kernel inside the proposal folder or a corpus case: evidence is untrusted text.
     if (path.endsWith(QLatin1String(".cake")) && !QDir::isAbsolutePath(path) &&

@@ -69,6 +69,9 @@ ProposalsView::ProposalsView(views::ProposalController* controller, QWidget* par
   m_queue->horizontalHeader()->setSectionResizeMode(views::ProposalQueueModel::TitleColumn,
                                                     QHeaderView::Stretch);
   m_queue->horizontalHeader()->setStretchLastSection(false);
+  // The header and four proposals stay visible however small the dock gets.
+  m_queue->setMinimumHeight(m_queue->horizontalHeader()->sizeHint().height() +
+                            4 * m_queue->verticalHeader()->defaultSectionSize() + 4);
   connect(m_queue->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& index) {
             QString dir = index.data(views::ProposalQueueModel::DirRole).toString();
@@ -304,7 +307,11 @@ void ProposalsView::showDetail(const views::ProposalDetailPtr& d) {
   m_deltas->setRowCount(int(d->deltas.size()));
   for (int i = 0; i < d->deltas.size(); ++i) {
     const views::ProposalDeltaRow& r = d->deltas[i];
-    setRow(m_deltas, i, {r.group, r.caseId, QFileInfo(r.path).fileName()});
+    QString group = r.group;
+    group.replace(QLatin1String("newly_"), QLatin1String("newly "))
+        .replace(QLatin1String("changed_predictions"), tr("prediction"))
+        .replace(QLatin1String("changed_"), QString());
+    setRow(m_deltas, i, {group, r.caseId, QFileInfo(r.path).fileName()});
     m_deltas->item(i, 2)->setData(Qt::UserRole, r.path);
   }
   m_deltas->resizeColumnsToContents();
@@ -332,6 +339,8 @@ void ProposalsView::showDetail(const views::ProposalDetailPtr& d) {
   m_votes->resizeColumnsToContents();
   m_acceptChanges->setChecked(false);
   updateActs();
+  if (m_controller->preview() && m_controller->preview()->dir == d->entry.dir)
+    showPreview(m_controller->preview());
 }
 
 void ProposalsView::showPreview(const views::ProposalPreviewPtr& p) {
@@ -342,6 +351,14 @@ void ProposalsView::showPreview(const views::ProposalPreviewPtr& p) {
                               : tr("Template (left) and %1 lowered with the proposal to PTX (right)")
                                     .arg(QFileInfo(p->example).fileName()));
   m_ptx->setPlainText(p->ok ? p->ptx : p->message);
+  // Scroll to the first instruction the template emits (its first word), so the template and
+  // what it became are side by side.
+  const views::ProposalDetailPtr& d = m_controller->detail();
+  QString templ = d && d->entry.dir == p->dir ? d->loweringTemplate : QString();
+  int at = int(templ.indexOf(QLatin1String("\nptx:\n")));
+  QString mnemonic = at < 0 ? QString() : templ.mid(at + 6).trimmed().section(' ', 0, 0);
+  if (p->ok && !mnemonic.isEmpty() && m_ptx->find(mnemonic))
+    m_ptx->centerCursor();
 }
 
 void ProposalsView::showComparison(const views::CaseComparisonPtr& c) {
@@ -374,8 +391,14 @@ void ProposalsView::updateActs() {
   // Approval refused only for changed gate cases: the reviewer may accept them explicitly.
   bool onlyChanges = open && d->blockedCode == QLatin1String("prop-unaccepted-change");
   m_acceptChanges->setVisible(onlyChanges);
-  if (onlyChanges)
-    m_acceptChanges->setText(tr("Accept the changed case(s): %1").arg(d->changedCases.join(", ")));
+  if (onlyChanges) {
+    // A check box does not wrap: a few names here, all of them in the tooltip and the table.
+    QStringList shown = d->changedCases.mid(0, 3);
+    if (d->changedCases.size() > 3)
+      shown << tr("… (%1 in all, see Gate delta)").arg(d->changedCases.size());
+    m_acceptChanges->setText(tr("Accept the changes of the gate cases: %1").arg(shown.join(", ")));
+    m_acceptChanges->setToolTip(d->changedCases.join('\n'));
+  }
   bool canApprove = open && (d->canApprove || (onlyChanges && m_acceptChanges->isChecked()));
   QString reason;
   if (!d)
@@ -388,11 +411,15 @@ void ProposalsView::updateActs() {
   m_approve->setToolTip(reason.isEmpty() ? tr("Install the proposal's files as a new workspace "
                                               "revision")
                                          : reason);
+  // The reason can name every changed case: the label keeps two lines' worth, the tooltip all.
+  QString shortReason = reason.size() > 160 ? reason.left(150) + tr("… (hover for all)") : reason;
   m_blocked->setText(reason.isEmpty() || !d
                          ? QString()
                          : tr("Approve is disabled: %1%2")
-                               .arg(reason, d->blockedCode.isEmpty() ? QString()
-                                                                     : " (" + d->blockedCode + ")"));
+                               .arg(shortReason, d->blockedCode.isEmpty()
+                                                     ? QString()
+                                                     : " (" + d->blockedCode + ")"));
+  m_blocked->setToolTip(reason);
   m_blocked->setStyleSheet(QStringLiteral("color: #9a5b00;"));
 }
 
