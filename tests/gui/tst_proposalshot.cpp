@@ -41,9 +41,12 @@ private Q_SLOTS:
     QTest::addColumn<bool>("workspace");
     QTest::addColumn<QString>("tab");
     QTest::addColumn<QString>("size");
-    QTest::newRow("frag-xor lowering, no workspace") << "frag-xor" << false << "lowering" << "1024x640";
-    QTest::newRow("false positive gate, 1024x640") << "reg-fragment-limit" << true << "gate" << "1024x640";
-    QTest::newRow("false positive gate, 1440x900") << "reg-fragment-limit" << true << "gate" << "1440x900";
+    QTest::newRow("frag-xor lowering, no workspace") << "frag-xor" << false << "lowering"
+                                                     << "1024x640";
+    QTest::newRow("false positive gate, 1024x640") << "reg-fragment-limit" << true << "gate"
+                                                   << "1024x640";
+    QTest::newRow("false positive gate, 1440x900") << "reg-fragment-limit" << true << "gate"
+                                                   << "1440x900";
   }
   void renders() {
     QFETCH(QString, name);
@@ -52,14 +55,19 @@ private Q_SLOTS:
     QFETCH(QString, size);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    QStringList args{"--screenshot", dir.filePath("p.png"), "--view", "proposals", "--size", size,
-                     "--open-proposal", proposal(qPrintable(name)), "--proposal-tab", tab};
+    QStringList args{"--screenshot",    dir.filePath("p.png"),
+                     "--view",          "proposals",
+                     "--size",          size,
+                     "--open-proposal", proposal(qPrintable(name)),
+                     "--proposal-tab",  tab};
     if (workspace) {
       QString ws = dir.filePath("ws");
       QString out;
       QCOMPARE(run(CAKE_CLI, {"workspace", "init", ws}, &out), 0);
       // Exit 1: the false positive's evaluation has regressions (recorded all the same).
-      QCOMPARE(run(CAKE_CLI, {"proposal", "evaluate", proposal(qPrintable(name)), "--workspace", ws}, &out), 1);
+      QCOMPARE(run(CAKE_CLI,
+                   {"proposal", "evaluate", proposal(qPrintable(name)), "--workspace", ws}, &out),
+               1);
       args << "--workspace" << ws;
     }
     QString output;
@@ -72,17 +80,19 @@ private Q_SLOTS:
   void badArguments_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown tab") << QStringList{"--proposal-tab", "diff"} << "unknown --proposal-tab";
-    QTest::newRow("missing folder") << QStringList{"--open-proposal", "/nonexistent/p"}
-                                    << "is not a folder";
+    QTest::newRow("unknown tab") << QStringList{"--proposal-tab", "diff"}
+                                 << "unknown --proposal-tab";
+    QTest::newRow("missing folder")
+        << QStringList{"--open-proposal", "/nonexistent/p"} << "is not a folder";
   }
   void badArguments() {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
     QTemporaryDir dir;
     QString output;
-    QCOMPARE(run(CAKE_WORKBENCH, QStringList{"--screenshot", dir.filePath("x.png"), "--view",
-                                             "proposals"} + args, &output),
+    QCOMPARE(run(CAKE_WORKBENCH,
+                 QStringList{"--screenshot", dir.filePath("x.png"), "--view", "proposals"} + args,
+                 &output),
              2);
     QVERIFY2(output.contains(message), qPrintable(output));
   }

@@ -6,8 +6,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ViewsTestUtil.h"
 
-#include "cake/views/ProposalController.h"
 #include "cake/Workspace/Workspace.h"
+#include "cake/views/ProposalController.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -18,9 +18,15 @@ using namespace cake;
 
 namespace {
 
-QString proposalsRoot() { return QStringLiteral(CAKE_CORPUS_DIR) + "/proposals"; }
-QString proposalDir(const QString& name) { return proposalsRoot() + "/" + name; }
-QString manifest() { return QStringLiteral(CAKE_CORPUS_DIR) + "/manifest.json"; }
+QString proposalsRoot() {
+  return QStringLiteral(CAKE_CORPUS_DIR) + "/proposals";
+}
+QString proposalDir(const QString& name) {
+  return proposalsRoot() + "/" + name;
+}
+QString manifest() {
+  return QStringLiteral(CAKE_CORPUS_DIR) + "/manifest.json";
+}
 
 std::int64_t headOf(const QString& dir) {
   auto w = ws::Workspace::open(dir.toStdString(), ws::OpenMode::MustExist);
@@ -49,17 +55,26 @@ void TestProposals::turn_data() {
   QTest::addColumn<bool>("evaluated");
   QTest::addColumn<QString>("blocked");
   QTest::addColumn<QString>("turn");
-  QTest::newRow("unregistered") << "" << false << "" << "needs evaluation";
-  QTest::newRow("new, not evaluated") << "new" << false << "prop-not-evaluated" << "needs evaluation";
-  QTest::newRow("evaluated, approvable") << "evaluated" << true << "" << "reviewer";
+  QTest::newRow("unregistered") << "" << false << ""
+                                << "needs evaluation";
+  QTest::newRow("new, not evaluated") << "new" << false << "prop-not-evaluated"
+                                      << "needs evaluation";
+  QTest::newRow("evaluated, approvable") << "evaluated" << true << ""
+                                         << "reviewer";
   QTest::newRow("evaluated, regressions") << "evaluated" << true << "prop-unaccepted-change"
                                           << "reviewer";
-  QTest::newRow("head moved") << "evaluated" << true << "prop-stale-evaluation" << "stale";
-  QTest::newRow("content superseded") << "evaluated" << true << "prop-stale-content" << "stale";
-  QTest::newRow("state stale") << "stale" << true << "" << "stale";
-  QTest::newRow("changes requested") << "changes-requested" << true << "" << "author: changes requested";
-  QTest::newRow("approved") << "approved" << true << "prop-already-decided" << "done";
-  QTest::newRow("rejected") << "rejected" << true << "prop-already-decided" << "done";
+  QTest::newRow("head moved") << "evaluated" << true << "prop-stale-evaluation"
+                              << "stale";
+  QTest::newRow("content superseded") << "evaluated" << true << "prop-stale-content"
+                                      << "stale";
+  QTest::newRow("state stale") << "stale" << true << ""
+                               << "stale";
+  QTest::newRow("changes requested") << "changes-requested" << true << ""
+                                     << "author: changes requested";
+  QTest::newRow("approved") << "approved" << true << "prop-already-decided"
+                            << "done";
+  QTest::newRow("rejected") << "rejected" << true << "prop-already-decided"
+                            << "done";
 }
 
 void TestProposals::turn() {
@@ -97,9 +112,12 @@ void TestProposals::queueModel() {
   QCOMPARE(model.index(frag, 0).data().toString(),
            QStringLiteral("frag.xor: bitwise xor of two u32 register fragments (xor.b32)"));
   QCOMPARE(model.index(frag, views::ProposalQueueModel::KindColumn).data().toString(), "primitive");
-  QCOMPARE(model.index(frag, views::ProposalQueueModel::StateColumn).data().toString(), "unregistered");
-  QCOMPARE(model.index(frag, views::ProposalQueueModel::TurnColumn).data().toString(), "needs evaluation");
-  QCOMPARE(model.index(frag, views::ProposalQueueModel::AuthorColumn).data().toString(), "E (agent)");
+  QCOMPARE(model.index(frag, views::ProposalQueueModel::StateColumn).data().toString(),
+           "unregistered");
+  QCOMPARE(model.index(frag, views::ProposalQueueModel::TurnColumn).data().toString(),
+           "needs evaluation");
+  QCOMPARE(model.index(frag, views::ProposalQueueModel::AuthorColumn).data().toString(),
+           "E (agent)");
   QCOMPARE(model.index(broken, views::ProposalQueueModel::TurnColumn).data().toString(), "invalid");
   QVERIFY2(model.index(broken, 0).data(Qt::ToolTipRole).toString().contains("prop-json-syntax"),
            qPrintable(model.index(broken, 0).data(Qt::ToolTipRole).toString()));
@@ -115,12 +133,13 @@ void TestProposals::definitionRendered() {
       views::buildProposalDetail(proposalDir("frag-xor"), QString(), manifest());
   QVERIFY2(d.loadFindings.isEmpty(), qPrintable(d.loadFindings));
   // Operands, constraints, effects, cost and the lowering template, as text a reviewer reads.
-  for (const char* part : {"<b>dst</b>", ">u32, i32<", "dc-shape-mismatch", "dc-dtype-mismatch",
-                           "read (operand a)", "write (operand dst)", "cost.class", ">alu<",
-                           "hardware.ptx"})
-    QVERIFY2(d.definitionHtml.contains(QLatin1String(part)) ||
-                 d.definitionHtml.contains(QString(QLatin1String(part)).remove("<b>").remove("</b>")),
-             part);
+  for (const char* part :
+       {"<b>dst</b>", ">u32, i32<", "dc-shape-mismatch", "dc-dtype-mismatch", "read (operand a)",
+        "write (operand dst)", "cost.class", ">alu<", "hardware.ptx"})
+    QVERIFY2(
+        d.definitionHtml.contains(QLatin1String(part)) ||
+            d.definitionHtml.contains(QString(QLatin1String(part)).remove("<b>").remove("</b>")),
+        part);
   QCOMPARE(d.loweringTemplate, QStringLiteral("strategy: template\nper: element\nptx:\n"
                                               "  xor.b32 {dst.elem}, {a.elem}, {b.elem};"));
   QCOMPARE(d.previewExample, proposalDir("frag-xor") + "/examples/positive/xor.cake");
@@ -141,10 +160,13 @@ void TestProposals::evaluationJob_data() {
   QTest::addColumn<QString>("name");
   QTest::addColumn<QString>("verdict");
   QTest::addColumn<int>("newlyRejected");
-  QTest::newRow("frag-xor") << "frag-xor" << "clean" << 0;
-  QTest::newRow("global-vector-align") << "global-vector-align" << "clean" << 0;
+  QTest::newRow("frag-xor") << "frag-xor"
+                            << "clean" << 0;
+  QTest::newRow("global-vector-align") << "global-vector-align"
+                                       << "clean" << 0;
   // The false positive: accepted corpus kernels refused by the wrong rule.
-  QTest::newRow("reg-fragment-limit") << "reg-fragment-limit" << "regressions" << 6;
+  QTest::newRow("reg-fragment-limit") << "reg-fragment-limit"
+                                      << "regressions" << 6;
 }
 
 void TestProposals::evaluationJob() {

@@ -18,7 +18,9 @@ template <class T> std::shared_ptr<const T> valueOf(const TaskOutcome& o) {
   return std::static_pointer_cast<const T>(o.value);
 }
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 /// Folders are compared as the queue lists them: absolute and clean.
 QString absoluteDir(const QString& dir) {
@@ -143,7 +145,8 @@ ProposalController::ProposalController(CompileSession* session, QObject* parent)
   qRegisterMetaType<ProposalDetailPtr>();
   qRegisterMetaType<ProposalPreviewPtr>();
   qRegisterMetaType<CaseComparisonPtr>();
-  m_actor = qEnvironmentVariable("USER", qEnvironmentVariable("USERNAME", QStringLiteral("reviewer")));
+  m_actor =
+      qEnvironmentVariable("USER", qEnvironmentVariable("USERNAME", QStringLiteral("reviewer")));
   // A job ends in a state, with or without a delivered result (cancelled jobs deliver none).
   connect(m_session, &CompileSession::jobStateChanged, this,
           [this](quint64 id, JobState state, const QString&) {
@@ -152,7 +155,9 @@ ProposalController::ProposalController(CompileSession* session, QObject* parent)
           });
 }
 
-void ProposalController::setWorkspace(const QString& dir) { m_workspace = dir; }
+void ProposalController::setWorkspace(const QString& dir) {
+  m_workspace = dir;
+}
 
 void ProposalController::addFolder(const QString& dir) {
   QString clean = absoluteDir(dir);
@@ -209,8 +214,8 @@ void ProposalController::open(const QString& folder) {
       JobKind::Preview, tr("lower %1's example with it").arg(name),
       [dir, workspace, paths](const std::atomic<bool>&) {
         auto p = std::make_shared<ProposalPreview>(buildProposalPreview(dir, workspace, paths));
-        QString log = p->ok ? tr("%1 PTX lines").arg(p->ptx.count('\n'))
-                            : p->message.section('\n', 0, 0);
+        QString log =
+            p->ok ? tr("%1 PTX lines").arg(p->ptx.count('\n')) : p->message.section('\n', 0, 0);
         return TaskOutcome{!p->ok, log, p};
       },
       this,
@@ -228,8 +233,9 @@ quint64 ProposalController::evaluate(const QString& dir) {
   QString clean = absoluteDir(dir);
   return track(m_session->runTask(
       JobKind::Evaluate,
-      tr("evaluate %1%2").arg(QFileInfo(dir).fileName(),
-                              manifest.isEmpty() ? tr(" (examples only)") : tr(" (examples, gate)")),
+      tr("evaluate %1%2")
+          .arg(QFileInfo(dir).fileName(),
+               manifest.isEmpty() ? tr(" (examples only)") : tr(" (examples, gate)")),
       [clean, workspace, manifest, paths, actor](const std::atomic<bool>&) {
         auto r = std::make_shared<EvaluationResult>(
             runEvaluation(clean, workspace, manifest, paths, actor));
@@ -283,9 +289,7 @@ quint64 ProposalController::compareCase(const QString& caseId, const QString& pa
         return TaskOutcome{!c->error.isEmpty(), log, c};
       },
       this,
-      [this](quint64, const TaskOutcome& o) {
-        Q_EMIT caseCompared(valueOf<CaseComparison>(o));
-      }));
+      [this](quint64, const TaskOutcome& o) { Q_EMIT caseCompared(valueOf<CaseComparison>(o)); }));
 }
 
 } // namespace cake::views

@@ -3,9 +3,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/ProposalData.h"
 
-#include "cake/views/LoweredCode.h"
 #include "cake/Driver/Output.h"
 #include "cake/Proposal/Review.h"
+#include "cake/views/LoweredCode.h"
 
 #include <QDir>
 #include <QFile>
@@ -22,7 +22,9 @@ namespace cake::views {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 /// The folder of a proposal, without a trailing separator, absolute when it exists.
 QString normalDir(const QString& dir) {
@@ -84,15 +86,18 @@ void applyStatus(ProposalEntry& e, ws::Workspace* workspace, const proposal::Pro
     e.blocked = qs(st.error().text());
     return;
   }
-  e.state = st->registered ? qs(std::string(ws::toString(st->record.state)))
-                           : st->registeredAtPath ? QStringLiteral("new content")
-                                                  : QStringLiteral("unregistered");
+  e.state = st->registered         ? qs(std::string(ws::toString(st->record.state)))
+            : st->registeredAtPath ? QStringLiteral("new content")
+                                   : QStringLiteral("unregistered");
   QString code = st->approvalBlocked ? qs(st->approvalBlocked->code) : QString();
   e.blocked = st->approvalBlocked ? qs(st->approvalBlocked->message) : QString();
-  e.turn = proposalTurn(st->registered ? e.state : QString(), st->latestEvaluation.has_value(), code);
+  e.turn =
+      proposalTurn(st->registered ? e.state : QString(), st->latestEvaluation.has_value(), code);
 }
 
-QString escape(const QString& s) { return s.toHtmlEscaped(); }
+QString escape(const QString& s) {
+  return s.toHtmlEscaped();
+}
 
 QString compact(const QJsonValue& v) {
   if (v.isString())
@@ -148,8 +153,8 @@ QString renderPrimitive(const QJsonObject& o) {
   QList<QStringList> ops;
   for (const QJsonValue& v : o.value("operands").toArray()) {
     QJsonObject op = v.toObject();
-    ops << QStringList{op.value("name").toString(), op.value("kind").toString(),
-                       compact(op.value("spaces")), compact(op.value("dtypes")),
+    ops << QStringList{op.value("name").toString(),   op.value("kind").toString(),
+                       compact(op.value("spaces")),   compact(op.value("dtypes")),
                        op.value("access").toString(), op.value("doc").toString()};
   }
   h += table({"operand", "kind", "spaces", "dtypes", "access", "meaning"}, ops);
@@ -281,7 +286,11 @@ QStringList findingLines(const driver::CheckResult& r) {
   QStringList out;
   for (const Diagnostic& d : r.diagnostics) {
     LineColumn lc = r.sources->lineColumn(d.range.file, d.range.begin);
-    out << QStringLiteral("%1 %2:%3 %4").arg(qs(d.code)).arg(lc.line).arg(lc.column).arg(qs(d.message));
+    out << QStringLiteral("%1 %2:%3 %4")
+               .arg(qs(d.code))
+               .arg(lc.line)
+               .arg(lc.column)
+               .arg(qs(d.message));
   }
   return out;
 }
@@ -331,7 +340,8 @@ ProposalQueue scanProposals(const QStringList& roots, const QStringList& extra,
       dirs.insert(normalDir(root));
       continue;
     }
-    const QFileInfoList subs = QDir(root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    const QFileInfoList subs =
+        QDir(root).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
     for (const QFileInfo& s : subs)
       if (QFileInfo::exists(QDir(s.filePath()).filePath(QStringLiteral("proposal.json"))))
         dirs.insert(normalDir(s.filePath()));
@@ -476,8 +486,8 @@ ProposalDetail buildProposalDetail(const QString& dir, const QString& workspace,
     d.entry.state = QStringLiteral("unregistered");
     d.entry.turn = ProposalTurn::NeedsEvaluation;
     d.blockedCode = QStringLiteral("no-workspace");
-    d.blockedMessage = error.isEmpty() ? QStringLiteral("no workspace is open (File > Open Workspace)")
-                                       : error;
+    d.blockedMessage =
+        error.isEmpty() ? QStringLiteral("no workspace is open (File > Open Workspace)") : error;
     return d;
   }
   applyStatus(d.entry, &*w, p);
@@ -533,7 +543,8 @@ ProposalPreview buildProposalPreview(const QString& dir, const QString& workspac
   auto compiler = std::shared_ptr<const driver::Compiler>(
       driver::Compiler::load(paths, proposal::proposalOverlay(*l.proposal, std::move(*head))));
   if (!compiler->ok()) {
-    out.message = QStringLiteral("the proposal's definitions do not load (evaluate it for the findings)");
+    out.message =
+        QStringLiteral("the proposal's definitions do not load (evaluate it for the findings)");
     return out;
   }
   auto check = std::make_shared<CheckSnapshot>();

@@ -33,7 +33,8 @@ int ProposalQueueModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant ProposalQueueModel::data(const QModelIndex& index, int role) const {
-  const ProposalEntry* e = index.isValid() && !index.parent().isValid() ? entry(index.row()) : nullptr;
+  const ProposalEntry* e =
+      index.isValid() && !index.parent().isValid() ? entry(index.row()) : nullptr;
   if (!e || index.column() < 0 || index.column() >= ColumnCount)
     return {};
   if (role == DirRole)

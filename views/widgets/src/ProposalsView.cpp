@@ -118,8 +118,8 @@ ProposalsView::ProposalsView(views::ProposalController* controller, QWidget* par
   m_tabs->addTab(lowering, tr("Lowering"));
 
   m_examples = tableBox(m_tabs, QStringLiteral("proposalExamples"),
-                        {tr("Example"), tr("Expected"), tr("Observed"), tr("Without it"),
-                         tr("PTX"), tr("OK"), tr("Codes / problem")});
+                        {tr("Example"), tr("Expected"), tr("Observed"), tr("Without it"), tr("PTX"),
+                         tr("OK"), tr("Codes / problem")});
   m_tabs->addTab(m_examples, tr("Examples"));
 
   auto* gate = new QWidget(m_tabs);
@@ -128,7 +128,8 @@ ProposalsView::ProposalsView(views::ProposalController* controller, QWidget* par
   m_gateSummary = new QLabel(gate);
   m_gateSummary->setWordWrap(true);
   auto* gsplit = new QSplitter(Qt::Vertical, gate);
-  m_deltas = tableBox(gsplit, QStringLiteral("proposalDeltas"), {tr("Delta"), tr("Case"), tr("Kernel")});
+  m_deltas =
+      tableBox(gsplit, QStringLiteral("proposalDeltas"), {tr("Delta"), tr("Case"), tr("Kernel")});
   connect(m_deltas, &QTableWidget::cellActivated, this, [this](int row, int) {
     QString caseId = m_deltas->item(row, 1)->text();
     QString path = m_deltas->item(row, 2)->data(Qt::UserRole).toString();
@@ -226,17 +227,22 @@ ProposalsView::ProposalsView(views::ProposalController* controller, QWidget* par
     m_queue->horizontalHeader()->setSectionResizeMode(views::ProposalQueueModel::TitleColumn,
                                                       QHeaderView::Stretch);
   });
-  connect(m_controller, &views::ProposalController::detailChanged, this, &ProposalsView::showDetail);
-  connect(m_controller, &views::ProposalController::previewChanged, this, &ProposalsView::showPreview);
-  connect(m_controller, &views::ProposalController::caseCompared, this, &ProposalsView::showComparison);
+  connect(m_controller, &views::ProposalController::detailChanged, this,
+          &ProposalsView::showDetail);
+  connect(m_controller, &views::ProposalController::previewChanged, this,
+          &ProposalsView::showPreview);
+  connect(m_controller, &views::ProposalController::caseCompared, this,
+          &ProposalsView::showComparison);
   connect(m_controller, &views::ProposalController::evaluationFinished, this,
           [this](const QString& dir, const QString& verdict, const QString& error) {
-            setMessage(error.isEmpty() ? tr("%1: evaluated, verdict %2").arg(QFileInfo(dir).fileName(), verdict)
-                                       : tr("%1: evaluation failed: %2").arg(QFileInfo(dir).fileName(), error),
+            setMessage(error.isEmpty()
+                           ? tr("%1: evaluated, verdict %2").arg(QFileInfo(dir).fileName(), verdict)
+                           : tr("%1: evaluation failed: %2").arg(QFileInfo(dir).fileName(), error),
                        !error.isEmpty());
           });
   connect(m_controller, &views::ProposalController::reviewFinished, this,
-          [this](const QString& dir, const QString& decision, const QString& code, const QString& message) {
+          [this](const QString& dir, const QString& decision, const QString& code,
+                 const QString& message) {
             setMessage(code.isEmpty() ? tr("%1: %2").arg(QFileInfo(dir).fileName(), message)
                                       : tr("%1 refused: %2 (%3)").arg(decision, message, code),
                        !code.isEmpty());
@@ -273,7 +279,8 @@ void ProposalsView::showDetail(const views::ProposalDetailPtr& d) {
   m_summary->setToolTip(e.dir);
   QString html;
   if (!d->loadFindings.isEmpty())
-    html += "<h3>" + tr("The folder does not load") + "</h3><pre>" + d->loadFindings.toHtmlEscaped() + "</pre>";
+    html += "<h3>" + tr("The folder does not load") + "</h3><pre>" +
+            d->loadFindings.toHtmlEscaped() + "</pre>";
   if (!d->motivation.isEmpty())
     html += "<p><b>" + tr("Motivation") + ":</b> " + d->motivation.toHtmlEscaped() + "</p>";
   html += d->definitionHtml;
@@ -297,10 +304,11 @@ void ProposalsView::showDetail(const views::ProposalDetailPtr& d) {
   m_examples->setRowCount(int(d->examples.size()));
   for (int i = 0; i < d->examples.size(); ++i) {
     const views::ProposalExampleRow& x = d->examples[i];
-    setRow(m_examples, i,
-           {x.path, x.expected, x.observed, x.observedWithout,
-            x.expected == QLatin1String("accepted") ? (x.lowered ? tr("yes") : tr("no")) : QString(),
-            x.ok ? tr("ok") : tr("FAIL"), x.problem.isEmpty() ? x.codes : x.problem});
+    setRow(
+        m_examples, i,
+        {x.path, x.expected, x.observed, x.observedWithout,
+         x.expected == QLatin1String("accepted") ? (x.lowered ? tr("yes") : tr("no")) : QString(),
+         x.ok ? tr("ok") : tr("FAIL"), x.problem.isEmpty() ? x.codes : x.problem});
   }
   m_examples->resizeColumnsToContents();
 
@@ -346,10 +354,10 @@ void ProposalsView::showDetail(const views::ProposalDetailPtr& d) {
 void ProposalsView::showPreview(const views::ProposalPreviewPtr& p) {
   if (!p || p->dir != m_controller->current())
     return;
-  m_previewLabel->setText(p->example.isEmpty()
-                              ? p->message
-                              : tr("Template (left) and %1 lowered with the proposal to PTX (right)")
-                                    .arg(QFileInfo(p->example).fileName()));
+  m_previewLabel->setText(
+      p->example.isEmpty() ? p->message
+                           : tr("Template (left) and %1 lowered with the proposal to PTX (right)")
+                                 .arg(QFileInfo(p->example).fileName()));
   m_ptx->setPlainText(p->ok ? p->ptx : p->message);
   // Scroll to the first instruction the template emits (its first word), so the template and
   // what it became are side by side.
@@ -369,12 +377,13 @@ void ProposalsView::showComparison(const views::CaseComparisonPtr& c) {
     return;
   }
   auto verdict = [this](bool accepted) { return accepted ? tr("accepted") : tr("refused"); };
-  m_caseLabel->setText(tr("%1 (%2): before (workspace head) %3, %4 finding(s) — after (with the "
-                          "proposal) %5, %6 finding(s)")
-                           .arg(c->caseId, QFileInfo(c->path).fileName(), verdict(c->acceptedBefore))
-                           .arg(c->before.size())
-                           .arg(verdict(c->acceptedAfter))
-                           .arg(c->after.size()));
+  m_caseLabel->setText(
+      tr("%1 (%2): before (workspace head) %3, %4 finding(s) — after (with the "
+         "proposal) %5, %6 finding(s)")
+          .arg(c->caseId, QFileInfo(c->path).fileName(), verdict(c->acceptedBefore))
+          .arg(c->before.size())
+          .arg(verdict(c->acceptedAfter))
+          .arg(c->after.size()));
   m_before->setPlainText(c->before.isEmpty() ? tr("(no findings)") : c->before.join('\n'));
   m_after->setPlainText(c->after.isEmpty() ? tr("(no findings)") : c->after.join('\n'));
 }

@@ -12,9 +12,9 @@
 
 namespace cake::proposal {
 
-/// Registers `proposal` as proposalRecord() (Review.h) describes it (idempotent per content; audit act "proposal.submit") and stores
-/// `reportJson` as its evaluation at revision `head` (audit act "proposal.evaluate"), both in
-/// one transaction by `actor`. Returns the evaluation's id.
+/// Registers `proposal` as proposalRecord() (Review.h) describes it (idempotent per content; audit
+/// act "proposal.submit") and stores `reportJson` as its evaluation at revision `head` (audit act
+/// "proposal.evaluate"), both in one transaction by `actor`. Returns the evaluation's id.
 ws::Expected<std::int64_t> recordEvaluation(ws::Workspace& workspace, const Proposal& proposal,
                                             std::int64_t head, const std::string& reportJson,
                                             const std::string& actor);

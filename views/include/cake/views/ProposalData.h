@@ -32,14 +32,14 @@ ProposalTurn proposalTurn(const QString& state, bool evaluated, const QString& b
 
 /// One row of the review queue.
 struct ProposalEntry {
-  QString dir;   ///< the folder (as registered, or as found)
-  QString hash;  ///< of the folder's current content (empty when it does not load)
-  QString kind;  ///< "primitive", "rule", "calibration", "target"
+  QString dir;  ///< the folder (as registered, or as found)
+  QString hash; ///< of the folder's current content (empty when it does not load)
+  QString kind; ///< "primitive", "rule", "calibration", "target"
   QString title;
-  QString author;   ///< author name (and kind)
-  QString state;    ///< workspace state, or "unregistered" / "invalid"
+  QString author; ///< author name (and kind)
+  QString state;  ///< workspace state, or "unregistered" / "invalid"
   ProposalTurn turn = ProposalTurn::NeedsEvaluation;
-  QString blocked;  ///< why approval is not possible now (empty when it is, or no workspace)
+  QString blocked; ///< why approval is not possible now (empty when it is, or no workspace)
 };
 
 struct ProposalQueue {
@@ -67,9 +67,9 @@ struct ProposalExampleRow {
 };
 
 struct ProposalDeltaRow {
-  QString group;  ///< "newly_accepted", "newly_rejected", "changed_findings", ...
+  QString group; ///< "newly_accepted", "newly_rejected", "changed_findings", ...
   QString caseId;
-  QString path;   ///< the case's kernel (absolute; empty when the manifest has no such case)
+  QString path; ///< the case's kernel (absolute; empty when the manifest has no such case)
 };
 
 struct ProposalVoteRow {
@@ -79,9 +79,9 @@ struct ProposalVoteRow {
 /// One proposal as the detail pane shows it.
 struct ProposalDetail {
   ProposalEntry entry;
-  QString loadFindings;    ///< the folder does not load: its located findings
+  QString loadFindings; ///< the folder does not load: its located findings
   QString motivation;
-  QString definitionHtml;  ///< every definition file rendered readably
+  QString definitionHtml;   ///< every definition file rendered readably
   QString loweringTemplate; ///< a primitive's lowering strategy and template (else empty)
   QString previewExample;   ///< absolute path of the first positive example (else empty)
   QList<ProposalEvidence> evidence;
