@@ -133,12 +133,12 @@ int evaluate(const std::string& argv0, const Args& a) {
 
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& all) {
   if (all.size() < 2 || all[1] == "--help" || all[1] == "help")
-    return usageError("proposal",
-                      "usage: cake proposal evaluate P [--workspace WS] [--corpus MANIFEST] "
-                      "[--format text|json]\n"
-                      "       cake proposal status P|HASH --workspace WS [--format text|json]\n"
-                      "       cake proposal approve|reject|request-changes|comment P --workspace WS "
-                      "--reviewer NAME --comment TEXT [--accept-change CASE...]");
+    return usageError(
+        "proposal", "usage: cake proposal evaluate P [--workspace WS] [--corpus MANIFEST] "
+                    "[--format text|json]\n"
+                    "       cake proposal status P|HASH --workspace WS [--format text|json]\n"
+                    "       cake proposal approve|reject|request-changes|comment P --workspace WS "
+                    "--reviewer NAME --comment TEXT [--accept-change CASE...]");
   const std::string& sub = all[1];
   if (sub == "evaluate") {
     Args a = parseArgs(all, 2,
@@ -153,8 +153,8 @@ int cmdProposal(const std::string& argv0, const std::vector<std::string>& all) {
     return usageError("proposal", "unknown subcommand '" + sub +
                                       "' (evaluate, status, approve, reject, request-changes, "
                                       "comment)");
-  Args a = parseArgs(all, 2, {"--workspace", "--format", "--reviewer", "--comment", "--accept-change"},
-                     {});
+  Args a = parseArgs(all, 2,
+                     {"--workspace", "--format", "--reviewer", "--comment", "--accept-change"}, {});
   if (!a.error.empty())
     return usageError("proposal", a.error);
   return proposalReview(sub, a);

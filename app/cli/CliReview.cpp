@@ -56,13 +56,14 @@ std::optional<proposal::Proposal> loadFolder(const std::string& dir, const std::
 }
 
 /// The CAKE_TEST_SLOW_ACT_MS test hook: milliseconds to sleep after each write of an act, inside
-/// its transaction, so the kill test (tests/review/kill_approve.py) can land in the middle.
+/// its transaction, so the kill test (tests/review/kill_approve.py) can land in the middle; 0
+/// only prints the markers (the test times the act with them).
 std::function<void(std::string_view)> slowActHook() {
   const char* env = std::getenv("CAKE_TEST_SLOW_ACT_MS");
   if (!env)
     return {};
   auto ms = parseInteger(env);
-  if (!ms || *ms <= 0 || *ms > 60000)
+  if (!ms || *ms < 0 || *ms > 60000)
     return {};
   return [ms = *ms](std::string_view step) {
     // Unbuffered: the kill test counts these lines to tell a kill inside the act from one before.
@@ -78,10 +79,9 @@ int status(ws::Workspace& workspace, const std::string& target, const std::strin
   if (looksLikeHash(target) && !std::filesystem::is_directory(target, ec)) {
     st = proposal::reviewStatus(workspace, target);
     if (!st && st.error().code == ws::ErrorCode::UnknownProposal)
-      return printRefusal({"prop-not-registered",
-                           "no proposal " + target + " is registered in this workspace",
-                           {}},
-                          format);
+      return printRefusal(
+          {"prop-not-registered", "no proposal " + target + " is registered in this workspace", {}},
+          format);
   } else {
     int code = 0;
     auto p = loadFolder(target, format, code);
@@ -105,13 +105,12 @@ int proposalReview(const std::string& sub, const Args& a) {
   if (!checkFormat("proposal", format, {"text", "json"}, code))
     return code;
   if (a.positional.size() != 1)
-    return usageError("proposal", sub + " takes one proposal folder" +
-                                      (sub == "status" ? " or hash" : ""));
+    return usageError("proposal",
+                      sub + " takes one proposal folder" + (sub == "status" ? " or hash" : ""));
   if (!a.options.count("--workspace"))
     return usageError("proposal", sub + " needs --workspace WS");
-  if (sub == "status" &&
-      (a.options.count("--reviewer") || a.options.count("--comment") ||
-       a.options.count("--accept-change")))
+  if (sub == "status" && (a.options.count("--reviewer") || a.options.count("--comment") ||
+                          a.options.count("--accept-change")))
     return usageError("proposal", "status takes no --reviewer, --comment or --accept-change");
   auto decision = ws::decisionFromString(sub);
   if (sub != "status" && !decision)

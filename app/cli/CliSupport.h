@@ -20,8 +20,9 @@ namespace cake::cli {
 struct Args {
   std::vector<std::string> positional;
   std::map<std::string, std::string> options; ///< --key value / --key=value (the last given)
-  std::map<std::string, std::vector<std::string>> repeated; ///< every value of each option, in order
-  std::set<std::string> flags;                ///< --flag
+  /// Every value of each valued option, in order (for repeatable ones).
+  std::map<std::string, std::vector<std::string>> repeated;
+  std::set<std::string> flags; ///< --flag
   std::string error;
 
   std::string get(const std::string& key, const std::string& fallback = {}) const {

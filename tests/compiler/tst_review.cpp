@@ -3,8 +3,8 @@
 // approval with explicitly accepted gate changes, staleness after new content at the same path,
 // votes on stale content refused, and the status an agent reads back.
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "cake/Proposal/Review.h"
 #include "cake/Driver/Manifest.h"
+#include "cake/Proposal/Review.h"
 #include "cake/Support/Json.h"
 
 #include <QDir>
@@ -142,48 +142,89 @@ private Q_SLOTS:
     QTest::addColumn<QString>("code");
     QTest::addColumn<QStringList>("cases");
     const QStringList none;
-    QTest::newRow("not-registered") << "none" << "approve" << "bob" << "ok" << none
-                                    << "prop-not-registered" << none;
-    QTest::newRow("not-evaluated") << "registered" << "approve" << "bob" << "ok" << none
-                                   << "prop-not-evaluated" << none;
-    QTest::newRow("stale-evaluation") << "head-moved" << "approve" << "bob" << "ok" << none
-                                      << "prop-stale-evaluation" << none;
-    QTest::newRow("stale-content-edited")
-        << "edited" << "approve" << "bob" << "ok" << none << "prop-stale-content" << none;
-    QTest::newRow("stale-content-superseded")
-        << "superseded" << "approve" << "bob" << "ok" << none << "prop-stale-content" << none;
-    QTest::newRow("vote-on-superseded")
-        << "superseded" << "comment" << "bob" << "ok" << none << "prop-stale-content" << none;
-    QTest::newRow("reject-superseded")
-        << "superseded" << "reject" << "bob" << "no" << none << "prop-stale-content" << none;
-    QTest::newRow("vote-on-edited")
-        << "edited" << "request-changes" << "bob" << "ok" << none << "prop-stale-content" << none;
-    QTest::newRow("self-approval") << "clean" << "approve" << "E" << "ok" << none
-                                   << "prop-self-approval" << none;
-    QTest::newRow("self-approval-spelled") << "clean" << "approve" << " e " << "ok" << none
-                                           << "prop-self-approval" << none;
-    QTest::newRow("not-clean") << "examples-fail" << "approve" << "bob" << "ok" << none
-                               << "prop-evaluation-not-clean" << none;
-    QTest::newRow("invalid") << "invalid" << "approve" << "bob" << "ok" << none
-                             << "prop-evaluation-not-clean" << none;
-    QTest::newRow("unaccepted") << "regressions" << "approve" << "bob" << "ok" << none
-                                << "prop-unaccepted-change" << QStringList{"k1", "k2"};
+    QTest::newRow("not-registered") << "none"
+                                    << "approve"
+                                    << "bob"
+                                    << "ok" << none << "prop-not-registered" << none;
+    QTest::newRow("not-evaluated") << "registered"
+                                   << "approve"
+                                   << "bob"
+                                   << "ok" << none << "prop-not-evaluated" << none;
+    QTest::newRow("stale-evaluation") << "head-moved"
+                                      << "approve"
+                                      << "bob"
+                                      << "ok" << none << "prop-stale-evaluation" << none;
+    QTest::newRow("stale-content-edited") << "edited"
+                                          << "approve"
+                                          << "bob"
+                                          << "ok" << none << "prop-stale-content" << none;
+    QTest::newRow("stale-content-superseded") << "superseded"
+                                              << "approve"
+                                              << "bob"
+                                              << "ok" << none << "prop-stale-content" << none;
+    QTest::newRow("vote-on-superseded") << "superseded"
+                                        << "comment"
+                                        << "bob"
+                                        << "ok" << none << "prop-stale-content" << none;
+    QTest::newRow("reject-superseded") << "superseded"
+                                       << "reject"
+                                       << "bob"
+                                       << "no" << none << "prop-stale-content" << none;
+    QTest::newRow("vote-on-edited") << "edited"
+                                    << "request-changes"
+                                    << "bob"
+                                    << "ok" << none << "prop-stale-content" << none;
+    QTest::newRow("self-approval") << "clean"
+                                   << "approve"
+                                   << "E"
+                                   << "ok" << none << "prop-self-approval" << none;
+    QTest::newRow("self-approval-spelled") << "clean"
+                                           << "approve"
+                                           << " e "
+                                           << "ok" << none << "prop-self-approval" << none;
+    QTest::newRow("not-clean") << "examples-fail"
+                               << "approve"
+                               << "bob"
+                               << "ok" << none << "prop-evaluation-not-clean" << none;
+    QTest::newRow("invalid") << "invalid"
+                             << "approve"
+                             << "bob"
+                             << "ok" << none << "prop-evaluation-not-clean" << none;
+    QTest::newRow("unaccepted") << "regressions"
+                                << "approve"
+                                << "bob"
+                                << "ok" << none << "prop-unaccepted-change"
+                                << QStringList{"k1", "k2"};
     QTest::newRow("partly-accepted")
-        << "regressions" << "approve" << "bob" << "ok" << QStringList{"k2"}
-        << "prop-unaccepted-change" << QStringList{"k1"};
+        << "regressions"
+        << "approve"
+        << "bob"
+        << "ok" << QStringList{"k2"} << "prop-unaccepted-change" << QStringList{"k1"};
     QTest::newRow("unknown-accept")
-        << "clean" << "approve" << "bob" << "ok" << QStringList{"rmsnorm"}
-        << "prop-unknown-accept" << QStringList{"rmsnorm"};
-    QTest::newRow("already-approved") << "approved" << "approve" << "carol" << "ok" << none
-                                      << "prop-already-decided" << none;
-    QTest::newRow("reject-approved") << "approved" << "reject" << "carol" << "no" << none
-                                     << "prop-already-decided" << none;
-    QTest::newRow("approve-rejected") << "rejected" << "approve" << "carol" << "ok" << none
-                                      << "prop-already-decided" << none;
-    QTest::newRow("empty-reviewer") << "clean" << "approve" << "  " << "ok" << none
-                                    << "prop-empty-reviewer" << none;
-    QTest::newRow("empty-comment") << "clean" << "reject" << "bob" << "" << none
-                                   << "prop-empty-comment" << none;
+        << "clean"
+        << "approve"
+        << "bob"
+        << "ok" << QStringList{"rmsnorm"} << "prop-unknown-accept" << QStringList{"rmsnorm"};
+    QTest::newRow("already-approved") << "approved"
+                                      << "approve"
+                                      << "carol"
+                                      << "ok" << none << "prop-already-decided" << none;
+    QTest::newRow("reject-approved") << "approved"
+                                     << "reject"
+                                     << "carol"
+                                     << "no" << none << "prop-already-decided" << none;
+    QTest::newRow("approve-rejected") << "rejected"
+                                      << "approve"
+                                      << "carol"
+                                      << "ok" << none << "prop-already-decided" << none;
+    QTest::newRow("empty-reviewer") << "clean"
+                                    << "approve"
+                                    << "  "
+                                    << "ok" << none << "prop-empty-reviewer" << none;
+    QTest::newRow("empty-comment") << "clean"
+                                   << "reject"
+                                   << "bob"
+                                   << "" << none << "prop-empty-comment" << none;
   }
   void refused() {
     QFETCH(QString, setup);
@@ -231,8 +272,7 @@ private Q_SLOTS:
     QVERIFY(stateBefore);
 
     proposal::ReviewResult r = f.act(*ws::decisionFromString(decision.toStdString()),
-                                     reviewer.toStdString(), comment.toStdString(),
-                                     toStd(accept));
+                                     reviewer.toStdString(), comment.toStdString(), toStd(accept));
     QVERIFY2(!r.error, r.error ? r.error->text().c_str() : "");
     QVERIFY(!r.outcome);
     QVERIFY(r.refusal);
@@ -382,7 +422,7 @@ private Q_SLOTS:
     QVERIFY(f.init());
     auto hash = f.submit(report("clean"));
     QVERIFY(hash);
-    auto r1 = f.act(ws::Decision::Comment, "bob", "why xor.b32?");
+    auto r1 = f.act(ws::Decision::Comment, "bob", "why xor.b32?\n\x1b[2Jfake line");
     QVERIFY(r1.outcome);
     QCOMPARE(name(r1.outcome->state), name(ws::ProposalState::Evaluated));
     auto r2 = f.act(ws::Decision::RequestChanges, "carol", "add a negative example");
@@ -397,6 +437,10 @@ private Q_SLOTS:
     QCOMPARE(name(st->votes[1].decision), name(ws::Decision::RequestChanges));
     QVERIFY(!st->installedRevision);
     QCOMPARE(*f.workspace->head(), std::int64_t(1));
+    // Text shows control characters of a comment escaped (no terminal escape, no forged line).
+    std::string text = proposal::toText(*st);
+    QVERIFY(text.find("why xor.b32?\\x0a\\x1b[2Jfake line") != std::string::npos);
+    QVERIFY(text.find('\x1b') == std::string::npos);
     // The JSON an agent reads back.
     std::string json = proposal::toJson(*st);
     QVERIFY(json.find("\"state\": \"rejected\"") != std::string::npos);

@@ -735,10 +735,9 @@ void TestWorkspace::proposals() {
   QStringList acts;
   for (const AuditEntry& a : *log)
     acts << QString::fromStdString(a.act);
-  QCOMPARE(acts,
-           QStringList({"workspace.init", "proposal.submit", "proposal.evaluate", "proposal.state",
-                        "proposal.evaluate", "proposal.request-changes", "gate.accept",
-                        "proposal.submit"}));
+  QCOMPARE(acts, QStringList({"workspace.init", "proposal.submit", "proposal.evaluate",
+                              "proposal.state", "proposal.evaluate", "proposal.request-changes",
+                              "gate.accept", "proposal.submit"}));
   QVERIFY(w.verifyAudit()->ok);
 }
 

@@ -83,11 +83,33 @@ def main():
         slow_env = dict(plain_env, CAKE_TEST_SLOW_ACT_MS=str(HOOK_MS))
         plain = timed(plain_env)
         slow = timed(slow_env)
-        print("approve without the hook: %.1f ms (process); with %d ms per write: %.1f ms"
-              % (plain * 1000, HOOK_MS, slow * 1000))
+
+        # The act itself (first write to last write), from the hook's markers without sleeping.
+        def act_span():
+            best = None
+            for i in range(3):
+                ws = fresh("timing")
+                p = subprocess.Popen(approve + ["--workspace", ws],
+                                     env=dict(plain_env, CAKE_TEST_SLOW_ACT_MS="0"),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                stamps = []
+                for line in p.stderr:
+                    if line.startswith("CAKE_TEST_SLOW_ACT_MS: after "):
+                        stamps.append(time.monotonic())
+                p.wait()
+                end = time.monotonic()
+                assert p.returncode == 0 and len(stamps) >= 3, stamps
+                span = (stamps[-1] - stamps[0], end - stamps[-1])
+                best = span if best is None else min(best, span)
+            return best
+
+        span, tail = act_span()
+        print("approve: %.1f ms per process; the act's writes span %.0f us (first to last), "
+              "commit and exit %.1f ms; with %d ms slept after each write: %.1f ms"
+              % (plain * 1000, span * 1e6, tail * 1000, HOOK_MS, slow * 1000))
 
         n = args.iterations
-        mid_act = completed = before = 0
+        mid_act = completed = before = after_commit = 0
         for i in range(n):
             ws = fresh("ws%d" % i)
             # Delays from just after start to just past the end of a hooked run.
@@ -102,12 +124,6 @@ def main():
             out, err = p.communicate()
             killed = p.returncode == -signal.SIGKILL
             steps = err.count("CAKE_TEST_SLOW_ACT_MS: after ")
-            if not killed:
-                completed += 1
-            elif steps > 0:
-                mid_act += 1
-            else:
-                before += 1
 
             v = run([cake, "audit", "verify", "--workspace", ws])
             if v.returncode != 0:
@@ -125,6 +141,18 @@ def main():
                 continue
             status = json.loads(st.stdout)
             approved = status["state"] == "approved"
+            if not killed:
+                completed += 1
+                where = "completed"
+            elif approved:
+                after_commit += 1
+                where = "after the commit"
+            elif steps > 0:
+                mid_act += 1
+                where = "inside the act (after %d write%s)" % (steps, "" if steps == 1 else "s")
+            else:
+                before += 1
+                where = "before the first write"
             if head not in (1, 2):
                 fail("iteration %d: head %s" % (i, head))
             if (2 in ids) != approved or (head == 2) != approved:
@@ -148,13 +176,11 @@ def main():
                     fail("iteration %d: approval after the kill: %s" % (i, again.stderr))
             shutil.rmtree(ws, ignore_errors=True)
             print("iteration %2d: kill after %5.1f ms: %s, head %d, state %s" %
-                  (i, delay * 1000,
-                   "completed" if not killed else
-                   ("inside the act (after %d write%s)" % (steps, "" if steps == 1 else "s"))
-                   if steps else "before the first write", head, status["state"]))
+                  (i, delay * 1000, where, head, status["state"]))
 
-        print("%d iterations: %d kills inside the act, %d before its first write, %d runs "
-              "completed; %d failures" % (n, mid_act, before, completed, len(failures)))
+        print("%d iterations: %d kills inside the act, %d before its first write, %d after its "
+              "commit, %d runs completed; %d failures"
+              % (n, mid_act, before, after_commit, completed, len(failures)))
         if mid_act < n // 4:
             fail("only %d of %d kills landed inside the act" % (mid_act, n))
     return 1 if failures else 0

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 
@@ -90,6 +91,23 @@ std::string normalName(std::string_view name) {
   return out;
 }
 
+/// Text from proposals and reviewers as a terminal shows it safely: control characters (an escape
+/// sequence in an untrusted title, a newline in a comment) become "\xNN".
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 bool blank(std::string_view text) {
   return std::all_of(text.begin(), text.end(),
                      [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
@@ -126,9 +144,8 @@ ws::Expected<std::optional<std::int64_t>> findInstalledRevision(ws::Workspace& w
 }
 
 /// The newest other content registered from the same folder (what superseded a stale one).
-ws::Expected<std::optional<std::string>> newestAtPath(ws::Workspace& workspace,
-                                                      const std::string& path,
-                                                      const std::string& except) {
+ws::Expected<std::optional<std::string>>
+newestAtPath(ws::Workspace& workspace, const std::string& path, const std::string& except) {
   auto all = workspace.proposals(path);
   if (!all)
     return all.error();
@@ -147,21 +164,21 @@ std::optional<ReviewRefusal> approvalRefusal(const ReviewStatus& s,
   if (!s.registered) {
     if (s.registeredAtPath)
       return refuse("prop-stale-content",
-                    "the folder's content (" + shortHash(r.hash) +
-                        ") is not the registered one (" + shortHash(*s.registeredAtPath) +
+                    "the folder's content (" + shortHash(r.hash) + ") is not the registered one (" +
+                        shortHash(*s.registeredAtPath) +
                         "): its evaluations and votes are of the old content; evaluate it again");
     return refuse("prop-not-registered", "proposal " + shortHash(r.hash) +
                                              " is not registered in this workspace; evaluate "
                                              "it with `cake proposal evaluate P --workspace WS`");
   }
   if (r.state == ws::ProposalState::Approved || r.state == ws::ProposalState::Rejected)
-    return refuse("prop-already-decided",
-                  "proposal " + shortHash(r.hash) + " is already " +
-                      std::string(ws::toString(r.state)));
+    return refuse("prop-already-decided", "proposal " + shortHash(r.hash) + " is already " +
+                                              std::string(ws::toString(r.state)));
   if (r.state == ws::ProposalState::Stale)
     return refuse("prop-stale-content",
-                  "proposal " + shortHash(r.hash) + " is stale: newer content at '" + r.path +
-                      "'" + (s.supersededBy ? " (" + shortHash(*s.supersededBy) + ")" : "") +
+                  "proposal " + shortHash(r.hash) + " is stale: newer content at '" +
+                      printable(r.path) + "'" +
+                      (s.supersededBy ? " (" + shortHash(*s.supersededBy) + ")" : "") +
                       " superseded it; review that one");
   if (reviewer && normalName(*reviewer) == normalName(authorName(r.author)))
     return refuse("prop-self-approval",
@@ -171,10 +188,10 @@ std::optional<ReviewRefusal> approvalRefusal(const ReviewStatus& s,
                   "proposal " + shortHash(r.hash) +
                       " has no evaluation; run `cake proposal evaluate P --workspace WS`");
   if (s.latestEvaluation->revision != s.head)
-    return refuse("prop-stale-evaluation",
-                  "the latest evaluation ran on revision " +
-                      std::to_string(s.latestEvaluation->revision) + ", the head is revision " +
-                      std::to_string(s.head) + "; evaluate it again");
+    return refuse("prop-stale-evaluation", "the latest evaluation ran on revision " +
+                                               std::to_string(s.latestEvaluation->revision) +
+                                               ", the head is revision " + std::to_string(s.head) +
+                                               "; evaluate it again");
   // "regressions" is approvable only through explicitly accepted changed cases; a regression
   // the report does not tie to a case (more manifest mismatches alone) is not.
   bool clean = s.verdict == "clean" || (s.verdict == "regressions" && !s.changedCases.empty());
@@ -389,8 +406,9 @@ std::string toText(const ReviewStatus& s) {
   std::string out = "proposal " + s.record.hash + ": " + std::string(ws::toString(s.record.state));
   if (!s.registered)
     out += " (not registered)";
-  out += "\n  " + std::string(ws::toString(s.record.kind)) + " \"" + s.record.title + "\" by " +
-         authorName(s.record.author) + ", from " + s.record.path + "\n";
+  out += "\n  " + std::string(ws::toString(s.record.kind)) + " \"" + printable(s.record.title) +
+         "\" by " + printable(authorName(s.record.author)) + ", from " + printable(s.record.path) +
+         "\n";
   if (s.supersededBy)
     out += "  superseded by " + *s.supersededBy + "\n";
   if (s.registeredAtPath)
@@ -408,7 +426,7 @@ std::string toText(const ReviewStatus& s) {
   out += "\n";
   for (const ws::Vote& v : s.votes)
     out += "  " + v.createdAt + " " + v.reviewer + " " + std::string(ws::toString(v.decision)) +
-           ": " + v.comment + "\n";
+           ": " + printable(v.comment) + "\n";
   if (s.approvalBlocked)
     out += "  approval blocked: [" + s.approvalBlocked->code + "] " + s.approvalBlocked->message +
            "\n";
@@ -494,10 +512,10 @@ ReviewResult review(ws::Workspace& workspace, const Proposal& proposal,
       for (const std::string& c : status->changedCases)
         details.value(c);
       details.endArray().endObject();
-      auto rev = workspace.installRevision(
-          approvedOverlay(*headFiles, proposal), request.reviewer,
-          "approve proposal " + shortHash(hash) + ": " + status->record.title, "proposal.approve",
-          details.str());
+      auto rev = workspace.installRevision(approvedOverlay(*headFiles, proposal), request.reviewer,
+                                           "approve proposal " + shortHash(hash) + ": " +
+                                               printable(status->record.title),
+                                           "proposal.approve", details.str());
       if (!rev)
         return rev.error();
       outcome.installedRevision = *rev;
@@ -521,9 +539,8 @@ ReviewResult review(ws::Workspace& workspace, const Proposal& proposal,
     case ws::Decision::Comment: {
       if (request.decision != ws::Decision::Comment &&
           (state == ws::ProposalState::Approved || state == ws::ProposalState::Rejected)) {
-        refusal = refuse("prop-already-decided",
-                         "proposal " + shortHash(hash) + " is already " +
-                             std::string(ws::toString(state)));
+        refusal = refuse("prop-already-decided", "proposal " + shortHash(hash) + " is already " +
+                                                     std::string(ws::toString(state)));
         return refusedSentinel();
       }
       if (state == ws::ProposalState::Stale) {
@@ -543,8 +560,7 @@ ReviewResult review(ws::Workspace& workspace, const Proposal& proposal,
     }
     }
     if (state != status->record.state) {
-      if (ws::Status s = workspace.setProposalState(hash, state, request.reviewer,
-                                                    request.comment);
+      if (ws::Status s = workspace.setProposalState(hash, state, request.reviewer, request.comment);
           !s)
         return s;
       step("state");

@@ -264,7 +264,8 @@ Expected<std::int64_t> Workspace::addEvaluation(const std::string& hash, std::in
     return insertAndAudit(
         "INSERT INTO evaluations(proposal, revision, report, created_at) VALUES (?1, ?2, ?3, ?4)",
         [&](Statement& ins) { ins.bind(1, hash).bind(2, revision).bind(3, report).bind(4, now); },
-        actor, "proposal.evaluate", hash, [&](std::int64_t id) {
+        actor, "proposal.evaluate", hash,
+        [&](std::int64_t id) {
           json::Writer payload(false);
           payload.beginObject().key("evaluation").value(id).key("revision").value(revision);
           payload.key("report_sha256").value(sha256Hex(report)).endObject();
@@ -303,7 +304,8 @@ Expected<std::int64_t> Workspace::addVote(const std::string& hash, const std::st
           ins.bind(1, hash).bind(2, reviewer).bind(3, toString(decision)).bind(4, comment);
           ins.bind(5, utcNow());
         },
-        reviewer, "proposal." + std::string(toString(decision)), hash, [&](std::int64_t id) {
+        reviewer, "proposal." + std::string(toString(decision)), hash,
+        [&](std::int64_t id) {
           json::Writer payload(false);
           payload.beginObject().key("vote").value(id).key("comment").value(comment).endObject();
           return payload.take();
@@ -348,7 +350,8 @@ Expected<std::int64_t> Workspace::acceptGateCase(const std::string& caseId, std:
           ins.bind(1, caseId).bind(2, revision).bind(3, actor).bind(4, comment).bind(5, proposal);
           ins.bind(6, utcNow());
         },
-        actor, "gate.accept", caseId, [&](std::int64_t id) {
+        actor, "gate.accept", caseId,
+        [&](std::int64_t id) {
           json::Writer payload(false);
           payload.beginObject().key("acceptance").value(id).key("revision").value(revision);
           payload.key("comment").value(comment).key("proposal");
