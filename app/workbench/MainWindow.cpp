@@ -295,6 +295,19 @@ void MainWindow::buildProposals() {
   m_graphDock->raise();
   connect(m_proposalsView, &widgets::ProposalsView::openKernelRequested, this,
           [this](const QString& path) { openFromUi(path); });
+  // The queue is read (and its first proposal opened and lowered) when the dock is first
+  // shown: a session that never looks at proposals pays nothing for them.
+  connect(m_proposalsDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible)
+      scanProposals();
+  });
+}
+
+void MainWindow::scanProposals() {
+  if (m_proposalsScanned)
+    return;
+  m_proposalsScanned = true;
+  m_proposals->refresh();
 }
 
 void MainWindow::openWorkspace(const QString& dir) {
@@ -302,6 +315,8 @@ void MainWindow::openWorkspace(const QString& dir) {
   // The compiler overlays the workspace's head: load it again unless it already does.
   if (dir != m_session->workspace())
     m_session->start(m_session->dataPaths(), dir);
+  if (!m_proposalsScanned)
+    return;
   m_proposals->refresh();
   if (!m_proposals->current().isEmpty())
     m_proposals->open(m_proposals->current());
@@ -312,7 +327,8 @@ void MainWindow::setCorpus(const QString& dir) {
   m_proposals->setRoots({QDir(dir).filePath(QStringLiteral("proposals"))});
   if (QFileInfo::exists(QDir(dir).filePath(QStringLiteral("manifest.json"))))
     m_proposals->setManifest(QDir(dir).filePath(QStringLiteral("manifest.json")));
-  m_proposals->refresh();
+  if (m_proposalsScanned)
+    m_proposals->refresh();
   m_exampleFiles.clear();
   m_examples->clear();
   QFile manifest(QDir(dir).filePath(QStringLiteral("manifest.json")));

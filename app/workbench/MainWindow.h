@@ -48,6 +48,8 @@ public:
   /// overlays its head revision, proposals are evaluated in and approved into it.
   void openWorkspace(const QString& dir);
   views::ProposalController* proposals() const { return m_proposals; }
+  /// Reads the proposal queue once (done when the Proposals dock is first shown).
+  void scanProposals();
   widgets::ProposalsView* proposalsView() const { return m_proposalsView; }
   /// Opens a kernel file; returns false (and says why) when it cannot be read.
   bool openFile(const QString& path, QString* error = nullptr);
@@ -130,6 +132,7 @@ private:
   views::ProposalController* m_proposals = nullptr;
   widgets::ProposalsView* m_proposalsView = nullptr;
   QDockWidget* m_proposalsDock = nullptr;
+  bool m_proposalsScanned = false; ///< the queue was read once (the dock was shown)
   QLabel* m_status;
   QLabel* m_revision;
   QMenu* m_examples;

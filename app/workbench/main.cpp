@@ -174,6 +174,8 @@ int main(int argc, char** argv) {
     return fail(QStringLiteral("unknown --proposal-tab '%1' (available: %2)")
                     .arg(parser.value(proposalTab), proposalTabs.join(", ")));
   window.proposalsView()->showTab(parser.value(proposalTab));
+  if (headless && viewName == QLatin1String("proposals"))
+    window.scanProposals();
 
   if (file.isEmpty())
     file = headless ? window.defaultExample() : QSettings().value("lastFile", window.defaultExample()).toString();

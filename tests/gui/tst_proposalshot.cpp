@@ -41,6 +41,9 @@ private Q_SLOTS:
     QTest::addColumn<bool>("workspace");
     QTest::addColumn<QString>("tab");
     QTest::addColumn<QString>("size");
+    // No --open-proposal: the queue's first proposal is opened.
+    QTest::newRow("first proposal, no workspace") << "" << false << "definition"
+                                                  << "1024x640";
     QTest::newRow("frag-xor lowering, no workspace") << "frag-xor" << false << "lowering"
                                                      << "1024x640";
     QTest::newRow("false positive gate, 1024x640") << "reg-fragment-limit" << true << "gate"
@@ -55,11 +58,10 @@ private Q_SLOTS:
     QFETCH(QString, size);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    QStringList args{"--screenshot",    dir.filePath("p.png"),
-                     "--view",          "proposals",
-                     "--size",          size,
-                     "--open-proposal", proposal(qPrintable(name)),
-                     "--proposal-tab",  tab};
+    QStringList args{"--screenshot", dir.filePath("p.png"), "--view", "proposals", "--size",
+                     size,           "--proposal-tab",      tab};
+    if (!name.isEmpty())
+      args << "--open-proposal" << proposal(qPrintable(name));
     if (workspace) {
       QString ws = dir.filePath("ws");
       QString out;
