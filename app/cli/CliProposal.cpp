@@ -6,7 +6,7 @@
 #include "cake/Driver/Manifest.h"
 #include "cake/Driver/Output.h"
 #include "cake/Proposal/Proposal.h"
-#include "cake/Proposal/Review.h"
+#include "cake/Proposal/Record.h"
 #include "cake/Support/Json.h"
 #include "cake/Workspace/Workspace.h"
 
@@ -115,19 +115,10 @@ int evaluate(const std::string& argv0, const Args& a) {
   std::string report = proposal::toJson(ev);
 
   if (workspace) {
-    std::string actor = a.get("--actor", "cake");
-    ws::ProposalRecord rec = proposal::proposalRecord(*p);
-    ws::Status st = workspace->atomically([&]() -> ws::Status {
-      auto r = workspace->registerProposal(rec, actor);
-      if (!r)
-        return r.error();
-      auto e = workspace->addEvaluation(p->hash, head, report, actor);
-      if (!e)
-        return e.error();
-      return {};
-    });
-    if (!st) {
-      printWorkspaceError(st.error(), format);
+    auto recorded =
+        proposal::recordEvaluation(*workspace, *p, head, report, a.get("--actor", "cake"));
+    if (!recorded) {
+      printWorkspaceError(recorded.error(), format);
       return 2;
     }
   }

@@ -15,6 +15,8 @@
 #include "cake/widgets/JobsView.h"
 #include "cake/widgets/LoweredCodeView.h"
 #include "cake/widgets/PerformanceView.h"
+#include "cake/views/ProposalController.h"
+#include "cake/widgets/ProposalsView.h"
 
 #include <QAction>
 #include <QApplication>
@@ -90,9 +92,15 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   connect(m_editor, &QPlainTextEdit::textChanged, this, [this] { m_debounce.start(); });
 
   connect(m_session, &views::CompileSession::compilerReady, this, [this](const QString& rev) {
-    m_revision->setText(tr("compiler %1").arg(rev));
+    m_revision->setText(m_session->workspace().isEmpty()
+                            ? tr("compiler %1").arg(rev)
+                            : tr("compiler %1 · workspace rev %2").arg(rev).arg(m_session->workspaceRevision()));
+    m_revision->setToolTip(m_session->workspace());
     m_editor->setCompiler(m_session->compiler());
     m_findingsPanel->setCompiler(m_session->compiler());
+    // A reload (another workspace, an approval): the open kernel is checked again with it.
+    if (m_shownJob != 0)
+      scheduleCheck();
   });
   connect(m_session, &views::CompileSession::compilerFailed, this, [this](const QString& msg) {
     m_revision->setText(tr("compiler data invalid"));
@@ -101,6 +109,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   connect(m_session, &views::CompileSession::checkFinished, this, &MainWindow::onCheckFinished);
 
   buildWorkspace();
+  buildProposals();
   buildMenus();
   applyPalette();
   resize(1280, 800);
@@ -185,6 +194,8 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_jobsDock;
   if (name == QLatin1String("compare"))
     return m_compareDock;
+  if (name == QLatin1String("proposals"))
+    return m_proposalsDock;
   return nullptr;
 }
 
@@ -214,6 +225,22 @@ void MainWindow::buildMenus() {
       openFolder(dir);
   });
   openFolderAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  file->addAction(tr("Open &Workspace…"), this, [this] {
+    QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Open or create a workspace (an empty folder becomes a new one)"),
+        m_session->workspace());
+    if (!dir.isEmpty())
+      openWorkspace(dir);
+  });
+  file->addAction(tr("Open &Proposal Folder…"), this, [this] {
+    QString dir = QFileDialog::getExistingDirectory(this, tr("Open proposal folder"), m_workspace);
+    if (dir.isEmpty())
+      return;
+    m_proposals->addFolder(dir);
+    m_proposals->open(dir);
+    m_proposalsDock->show();
+    m_proposalsDock->raise();
+  });
   m_recent = file->addMenu(tr("Open &Recent"));
   file->addSeparator();
   QAction* save = file->addAction(tr("&Save"), this, &MainWindow::saveFile);
@@ -272,6 +299,7 @@ void MainWindow::buildMenus() {
     if (!b.isEmpty() && !compareFiles(a, b, &error))
       QMessageBox::warning(this, tr("Compare"), error);
   });
+  view->addAction(m_proposalsDock->toggleViewAction());
   rebuildRecentMenu();
 }
 
@@ -286,8 +314,50 @@ void MainWindow::changeEvent(QEvent* event) {
   QMainWindow::changeEvent(event);
 }
 
-void MainWindow::setWorkspace(const QString& dir) {
+void MainWindow::buildProposals() {
+  m_proposals = new views::ProposalController(m_session, this);
+  m_proposalsView = new widgets::ProposalsView(m_proposals, this);
+  m_proposalsDock = new QDockWidget(tr("Proposals"), this);
+  m_proposalsDock->setObjectName(QStringLiteral("proposalsDock"));
+  m_proposalsDock->setWidget(m_proposalsView);
+  tabifyDockWidget(m_codeDock, m_proposalsDock);
+  m_graphDock->raise();
+  connect(m_proposalsView, &widgets::ProposalsView::openKernelRequested, this,
+          [this](const QString& path) { openFromUi(path); });
+  // The queue is read (and its first proposal opened and lowered) when the dock is first
+  // shown: a session that never looks at proposals pays nothing for them.
+  connect(m_proposalsDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible)
+      scanProposals();
+  });
+}
+
+void MainWindow::scanProposals() {
+  if (m_proposalsScanned)
+    return;
+  m_proposalsScanned = true;
+  m_proposals->refresh();
+}
+
+void MainWindow::openWorkspace(const QString& dir) {
+  m_proposals->setWorkspace(dir);
+  // The compiler overlays the workspace's head: load it again unless it already does.
+  if (dir != m_session->workspace())
+    m_session->start(m_session->dataPaths(), dir);
+  if (!m_proposalsScanned)
+    return;
+  m_proposals->refresh();
+  if (!m_proposals->current().isEmpty())
+    m_proposals->open(m_proposals->current());
+}
+
+void MainWindow::setCorpus(const QString& dir) {
   m_workspace = dir;
+  m_proposals->setRoots({QDir(dir).filePath(QStringLiteral("proposals"))});
+  if (QFileInfo::exists(QDir(dir).filePath(QStringLiteral("manifest.json"))))
+    m_proposals->setManifest(QDir(dir).filePath(QStringLiteral("manifest.json")));
+  if (m_proposalsScanned)
+    m_proposals->refresh();
   m_exampleFiles.clear();
   m_examples->clear();
   QFile manifest(QDir(dir).filePath(QStringLiteral("manifest.json")));

@@ -17,6 +17,7 @@ class QTreeView;
 
 namespace cake::views {
 class CakeHighlighter;
+class ProposalController;
 class SelectionModel;
 class JobsModel;
 } // namespace cake::views
@@ -31,6 +32,7 @@ class PerformanceView;
 class LoweredCodeView;
 class JobsView;
 class CompareView;
+class ProposalsView;
 } // namespace cake::widgets
 
 namespace cake::app {
@@ -40,8 +42,16 @@ class MainWindow : public QMainWindow {
 public:
   explicit MainWindow(views::CompileSession* session, QWidget* parent = nullptr);
 
-  /// Loads the examples of a workspace directory (its manifest.json, else its *.cake files).
-  void setWorkspace(const QString& dir);
+  /// Loads the examples of a corpus directory (its manifest.json, else its *.cake files); its
+  /// proposals/ folder and manifest feed the Proposals dock.
+  void setCorpus(const QString& dir);
+  /// Uses the workspace store in `dir` (created when missing; empty: none): the compiler
+  /// overlays its head revision, proposals are evaluated in and approved into it.
+  void openWorkspace(const QString& dir);
+  views::ProposalController* proposals() const { return m_proposals; }
+  /// Reads the proposal queue once (done when the Proposals dock is first shown).
+  void scanProposals();
+  widgets::ProposalsView* proposalsView() const { return m_proposalsView; }
   /// Opens a kernel file; returns false (and says why) when it cannot be read.
   bool openFile(const QString& path, QString* error = nullptr);
   QString defaultExample() const;
@@ -55,8 +65,8 @@ public:
   void restoreLayout();
   widgets::CodeEditor* editor() const { return m_editor; }
   widgets::FindingsPanel* findingsPanel() const { return m_findingsPanel; }
-  /// The dock of a view: "findings", "graph", "layout", "timeline", "performance", "code" or
-  /// "jobs" (nullptr otherwise).
+  /// The dock of a view: "findings", "graph", "layout", "timeline", "performance", "code",
+  /// "jobs" or "proposals" (nullptr otherwise).
   QDockWidget* viewDock(const QString& name) const;
   /// The newest check is shown and every view has drawn it (the graph's layout included; the
   /// cost estimate, and the lowering with its ptxas report while the code view is visible).
@@ -137,6 +147,12 @@ private:
   QDockWidget* m_compareDock = nullptr;
   QLabel* m_baselineLabel = nullptr;
   bool m_compareRequested = false;
+  // Proposals (issue #12 section 4).
+  void buildProposals();
+  views::ProposalController* m_proposals = nullptr;
+  widgets::ProposalsView* m_proposalsView = nullptr;
+  QDockWidget* m_proposalsDock = nullptr;
+  bool m_proposalsScanned = false; ///< the queue was read once (the dock was shown)
   QLabel* m_status;
   QLabel* m_revision;
   QMenu* m_examples;

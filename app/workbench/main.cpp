@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
+#include "cake/views/ProposalController.h"
 #include "cake/widgets/AppIcon.h"
+#include "cake/widgets/ProposalsView.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -16,6 +18,7 @@
 #include <QPainter>
 #include <QPalette>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QTableView>
 #include <cstdio>
 #include <string_view>
@@ -80,7 +83,17 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("Cake Workbench: read, edit and audit Cake IR kernels."));
   parser.addHelpOption();
   parser.addVersionOption();
-  QCommandLineOption workspace({"w", "workspace"}, "Workspace directory (default: the bundled corpus).", "dir");
+  QCommandLineOption corpus("corpus", "Corpus directory: Examples menu, proposals/ and the gate's manifest "
+                            "(default: the bundled corpus).", "dir");
+  QCommandLineOption workspace({"w", "workspace"},
+                               "Workspace store (docs/workspace.md; created when missing): the compiler overlays its "
+                               "head, proposals are approved into it (default: <user data dir>/workspace; none for "
+                               "--screenshot).",
+                               "dir");
+  QCommandLineOption openProposal("open-proposal", "Proposal folder to open in the Proposals dock.", "dir");
+  QCommandLineOption proposalTab("proposal-tab",
+                                 "Tab of the Proposals dock to show: definition, lowering, examples, gate or votes.",
+                                 "tab", "definition");
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
@@ -97,7 +110,8 @@ int main(int argc, char** argv) {
                               "the performance view).", "file");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
-  parser.addOptions({workspace, open, screenshot, view, size, dark, line, compare, baseline, registry, targets});
+  parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line,
+                     compare, baseline, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -107,16 +121,16 @@ int main(int argc, char** argv) {
   if (parser.isSet(targets))
     paths.targets = parser.value(targets).toStdString();
 
-  QString ws = parser.isSet(workspace) ? parser.value(workspace)
-                              : QString::fromStdString(cake::driver::defaultCorpusDir(
-                                    QCoreApplication::applicationFilePath().toStdString()));
+  QString corpusDir = parser.isSet(corpus) ? parser.value(corpus)
+                                            : QString::fromStdString(cake::driver::defaultCorpusDir(
+                                                  QCoreApplication::applicationFilePath().toStdString()));
   QString file = parser.isSet(open) ? parser.value(open)
                                     : parser.positionalArguments().value(0);
   bool headless = parser.isSet(screenshot);
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "compare", "all"};
+                                      "performance", "code", "jobs", "compare", "proposals", "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -145,10 +159,30 @@ int main(int argc, char** argv) {
   }
   cake::views::CompileSession session;
   cake::app::MainWindow window(&session);
-  window.setWorkspace(ws);
+  window.setCorpus(corpusDir);
   if (!headless)
     window.restoreLayout();
-  session.start(paths);
+  // The workspace store: given, else (interactive only) one in the user's data directory, so
+  // approvals persist; a screenshot never creates one the user did not name.
+  QString store = parser.value(workspace);
+  if (store.isEmpty() && !headless)
+    store = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("workspace");
+  session.start(paths, store);
+  window.openWorkspace(store);
+  if (parser.isSet(openProposal)) {
+    QString dir = parser.value(openProposal);
+    if (!QFileInfo(dir).isDir())
+      return fail(QStringLiteral("--open-proposal: '%1' is not a folder").arg(dir));
+    window.proposals()->addFolder(dir);
+    window.proposals()->open(dir);
+  }
+  static const QStringList proposalTabs{"definition", "lowering", "examples", "gate", "votes"};
+  if (!proposalTabs.contains(parser.value(proposalTab)))
+    return fail(QStringLiteral("unknown --proposal-tab '%1' (available: %2)")
+                    .arg(parser.value(proposalTab), proposalTabs.join(", ")));
+  window.proposalsView()->showTab(parser.value(proposalTab));
+  if (headless && viewName == QLatin1String("proposals"))
+    window.scanProposals();
 
   if (file.isEmpty())
     file = headless ? window.defaultExample() : QSettings().value("lastFile", window.defaultExample()).toString();
@@ -195,7 +229,8 @@ int main(int argc, char** argv) {
   }
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
-    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare"})
+    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
+                              "proposals"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -241,6 +276,12 @@ int main(int argc, char** argv) {
       return fail(QStringLiteral("timed out waiting for the baseline delta"));
     if (parser.isSet(baseline))
       std::printf("cake-workbench: baseline: %s\n", qPrintable(window.baselineStatus()));
+  }
+  if (viewName == QLatin1String("proposals")) {
+    // The queue, the open proposal's detail and its lowering preview.
+    cake::views::ProposalController* p = window.proposals();
+    if (!waitFor([&] { return p->pendingJobs() == 0 && p->detail() && p->preview(); }, 90000))
+      return fail(QStringLiteral("timed out waiting for the Proposals dock (queue, detail, preview)"));
   }
   QCoreApplication::processEvents();
   qint64 readyMs = timer.elapsed();

@@ -6,6 +6,7 @@
 #include "cake/views/CompareData.h"
 #include "cake/views/LoweredCode.h"
 #include "cake/views/PerformanceData.h"
+#include "cake/Workspace/Workspace.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -32,6 +33,12 @@ QString jobKindName(JobKind kind) {
     return QStringLiteral("compare");
   case JobKind::Baseline:
     return QStringLiteral("baseline");
+  case JobKind::Evaluate:
+    return QStringLiteral("evaluate");
+  case JobKind::Review:
+    return QStringLiteral("review");
+  case JobKind::Preview:
+    return QStringLiteral("preview");
   }
   return {};
 }
@@ -70,6 +77,9 @@ CompileSession::CompileSession(QObject* parent) : QObject(parent) {
   m_pool.setMaxThreadCount(1);
   m_toolPool.setMaxThreadCount(1);
   m_comparePool.setMaxThreadCount(1);
+  // An evaluation runs the whole corpus gate twice (minutes); a second thread keeps review
+  // acts and previews from waiting behind it.
+  m_taskPool.setMaxThreadCount(2);
 }
 
 CompileSession::~CompileSession() {
@@ -78,6 +88,7 @@ CompileSession::~CompileSession() {
   for (const Active& a : std::as_const(m_active))
     a.cancel->store(true);
   m_comparePool.waitForDone();
+  m_taskPool.waitForDone();
   m_toolPool.waitForDone();
   m_pool.waitForDone();
 }
@@ -91,15 +102,21 @@ void CompileSession::setCompiler(std::shared_ptr<const driver::Compiler> compile
   }
 }
 
-void CompileSession::start(const driver::DataPaths& paths) {
-  auto* watcher = new QFutureWatcher<std::shared_ptr<const driver::Compiler>>(this);
-  // Written by the worker before its future finishes, read here after: ordered by the future.
-  auto failure = std::make_shared<QString>();
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, failure] {
-    std::shared_ptr<const driver::Compiler> c = watcher->result();
+void CompileSession::start(const driver::DataPaths& paths, const QString& workspace) {
+  m_paths = paths;
+  m_workspace = workspace;
+  struct Loaded {
+    std::shared_ptr<const driver::Compiler> compiler;
+    qint64 revision = 0;
+    QString failure;
+  };
+  auto* watcher = new QFutureWatcher<Loaded>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+    Loaded loaded = watcher->result();
     watcher->deleteLater();
+    const std::shared_ptr<const driver::Compiler>& c = loaded.compiler;
     if (!c) {
-      Q_EMIT compilerFailed(QStringLiteral("cannot load the compiler data: %1").arg(*failure));
+      Q_EMIT compilerFailed(QStringLiteral("cannot load the compiler data: %1").arg(loaded.failure));
       return;
     }
     if (!c->ok()) {
@@ -110,20 +127,35 @@ void CompileSession::start(const driver::DataPaths& paths) {
       Q_EMIT compilerFailed(message);
       return;
     }
-    setCompiler(std::move(c));
+    m_workspaceRevision = loaded.revision;
+    setCompiler(c);
   });
-  watcher->setFuture(
-      QtConcurrent::run(&m_pool, [paths, failure]() -> std::shared_ptr<const driver::Compiler> {
-        // Loading reports bad data as findings; an exception escaping it anyway (a file system
-        // error the loader did not foresee, memory) would otherwise be rethrown by result()
-        // on the GUI thread and abort the workbench.
-        try {
-          return std::shared_ptr<const driver::Compiler>(driver::Compiler::load(paths));
-        } catch (const std::exception& e) {
-          *failure = QString::fromUtf8(e.what());
-          return nullptr;
+  watcher->setFuture(QtConcurrent::run(&m_pool, [paths, workspace]() -> Loaded {
+    // Loading reports bad data as findings; an exception escaping it anyway (a file system
+    // error the loader did not foresee, memory) would otherwise be rethrown by result() on the
+    // GUI thread and abort the workbench.
+    Loaded out;
+    try {
+      DataOverlay overlay;
+      if (!workspace.isEmpty()) {
+        auto w = ws::Workspace::open(workspace.toStdString(), ws::OpenMode::CreateIfMissing);
+        auto head = w ? w->head() : ws::Expected<std::int64_t>(w.error());
+        auto o = head ? w->dataOverlay(*head) : ws::Expected<DataOverlay>(head.error());
+        if (!o) {
+          out.failure = QStringLiteral("workspace '%1': %2")
+                            .arg(workspace, QString::fromStdString(o.error().text()));
+          return out;
         }
-      }));
+        out.revision = *head;
+        overlay = std::move(*o);
+      }
+      out.compiler = driver::Compiler::load(paths, std::move(overlay));
+    } catch (const std::exception& e) {
+      out.failure = QString::fromUtf8(e.what());
+      out.compiler.reset();
+    }
+    return out;
+  }));
 }
 
 std::shared_ptr<std::atomic<bool>> CompileSession::beginJob(quint64 id, JobKind kind,
@@ -445,10 +477,35 @@ quint64 CompileSession::requestBaselineDelta(const CheckSnapshotPtr& snapshot) {
         markRunning(id);
         return buildBaselineDelta(*compiler, baseline, path, text, checkJob);
       }));
+quint64 CompileSession::runTask(JobKind kind, const QString& what, TaskWork work,
+                                QObject* context,
+                                std::function<void(quint64, const TaskOutcome&)> done) {
+  quint64 id = ++m_next;
+  std::shared_ptr<std::atomic<bool>> cancel = beginJob(id, kind, what);
+  auto* watcher = new QFutureWatcher<TaskOutcome>(this);
+  QPointer<QObject> guard(context);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, guard, done] {
+    TaskOutcome outcome = watcher->result();
+    watcher->deleteLater();
+    if (endJob(id, true, outcome.failed, outcome.log) && guard && done)
+      done(id, outcome);
+  });
+  watcher->setFuture(QtConcurrent::run(&m_taskPool, [this, cancel, id, work]() -> TaskOutcome {
+    if (cancel->load())
+      return {};
+    markRunning(id);
+    // A task reports its problems in its outcome; anything escaping it still ends the job.
+    try {
+      return work(*cancel);
+    } catch (const std::exception& e) {
+      return TaskOutcome{true, QString::fromUtf8(e.what()), nullptr};
+    }
+  }));
   return id;
 }
 
 void CompileSession::waitForIdle() {
+  m_taskPool.waitForDone();
   m_pool.waitForDone();
   m_toolPool.waitForDone();
   m_comparePool.waitForDone();

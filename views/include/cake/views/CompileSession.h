@@ -13,6 +13,7 @@
 #include <QString>
 #include <QThreadPool>
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace cake::views {
@@ -46,7 +47,8 @@ using BaselineDeltaPtr = std::shared_ptr<const BaselineDelta>;
 /// What lowering emits for the code view.
 enum class LoweredEmit : quint8 { Ptx, LlvmIr, Cuda };
 
-enum class JobKind : quint8 { Check, Cost, Lower, Ptxas, Compare, Baseline };
+/// Evaluate, Review and Preview are the Proposals dock's jobs (runTask).
+enum class JobKind : quint8 { Check, Cost, Lower, Ptxas, Compare, Baseline, Evaluate, Review, Preview };
 enum class JobState : quint8 { Queued, Running, Finished, Failed, Superseded, Cancelled };
 QString jobKindName(JobKind kind);
 QString jobStateName(JobState state);
@@ -58,6 +60,16 @@ struct JobInfo {
   QString description;
 };
 
+/// What a task run through CompileSession::runTask produced.
+struct TaskOutcome {
+  bool failed = false;
+  QString log; ///< one line for the jobs panel
+  std::shared_ptr<const void> value;
+};
+/// The body of a task: runs on a worker thread with its inputs captured by value; it may poll
+/// `cancel` and stop early (its result is dropped anyway).
+using TaskWork = std::function<TaskOutcome(const std::atomic<bool>& cancel)>;
+
 class CompileSession : public QObject {
   Q_OBJECT
 public:
@@ -65,7 +77,17 @@ public:
   ~CompileSession() override;
 
   /// Loads the compiler data in the background; compilerReady() or compilerFailed() follows.
-  void start(const driver::DataPaths& paths);
+  /// With a workspace directory, the built-in data is overlaid with the workspace head
+  /// revision's files (docs/workspace.md), read in the same background job.
+  void start(const driver::DataPaths& paths, const QString& workspace = {});
+  /// Loads the compiler again with the same data paths and workspace (its head may have
+  /// moved, e.g. after an approval); checks use the previous compiler until it is ready.
+  void reload() { start(m_paths, m_workspace); }
+  const driver::DataPaths& dataPaths() const { return m_paths; }
+  /// The workspace directory the compiler overlays (empty: built-in data only).
+  const QString& workspace() const { return m_workspace; }
+  /// The workspace head revision of the current compiler (0 without a workspace).
+  qint64 workspaceRevision() const { return m_workspaceRevision; }
   /// Uses an already loaded compiler (tests).
   void setCompiler(std::shared_ptr<const driver::Compiler> compiler);
   std::shared_ptr<const driver::Compiler> compiler() const { return m_compiler; }
@@ -104,6 +126,11 @@ public:
   quint64 latestCostJob() const { return m_latestCost; }
   quint64 latestLowerJob() const { return m_latestLower; }
   quint64 latestPtxasJob() const { return m_latestPtxas; }
+  /// Runs `work` on the task worker (two threads, apart from checks and lowering) as a job of
+  /// `kind` listed in the jobs panel; `done` is called on the GUI thread with the outcome
+  /// unless the job was cancelled or `context` is gone. Returns the job id.
+  quint64 runTask(JobKind kind, const QString& what, TaskWork work, QObject* context,
+                  std::function<void(quint64, const TaskOutcome&)> done);
   /// Jobs queued or running.
   int activeJobs() const { return int(m_active.size()); }
   /// Waits for running jobs (shutdown and tests).
@@ -146,6 +173,10 @@ private:
   QThreadPool m_pool;     ///< check and cost jobs, in order
   QThreadPool m_toolPool; ///< lowering and ptxas (slow, external processes)
   QThreadPool m_comparePool; ///< comparisons and baselines (two kernels lowered)
+  QThreadPool m_taskPool; ///< runTask: proposal evaluations, review acts, previews
+  driver::DataPaths m_paths;
+  QString m_workspace;
+  qint64 m_workspaceRevision = 0;
   std::shared_ptr<const driver::Compiler> m_compiler;
   quint64 m_next = 0;
   quint64 m_latest = 0;
