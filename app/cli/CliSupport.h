@@ -75,6 +75,8 @@ int cmdTrace(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCost(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdLower(const std::string& argv0, const std::vector<std::string>& args);
+/// `cake run` (CliRun.cpp): bundle, executor, record.
+int cmdRun(const std::string& argv0, const std::vector<std::string>& args);
 int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& args);
 int cmdWorkspace(const std::string& argv0, const std::vector<std::string>& args);

@@ -150,6 +150,22 @@ struct GateAcceptance {
   std::string createdAt;
 };
 
+/// One stored run record (`cake run --workspace`): the record JSON verbatim plus the columns it
+/// is selected by.
+struct RunRow {
+  std::int64_t id = 0;
+  std::string kernel;
+  std::string sourcePath; ///< the kernel file the run was built from
+  std::string scheduleHash;
+  std::string target;
+  std::string device;   ///< device name ("NVIDIA H200"), or "cpu", or "none" (no run happened)
+  std::string executor; ///< local, ssh://HOST, slurm[:PARTITION]
+  std::string workload;
+  std::optional<bool> correct;
+  std::string record; ///< the run record (JSON, docs/runs.md)
+  std::string createdAt;
+};
+
 /// One schema migration: applied in order, `PRAGMA user_version` counts those applied.
 struct Migration {
   int version;
@@ -254,6 +270,14 @@ public:
                                         const std::optional<std::string>& proposal = {});
   /// All acceptances (or those at `revision`), oldest first.
   Expected<std::vector<GateAcceptance>> gateAcceptances(std::optional<std::int64_t> revision = {});
+
+  // --- Run records ------------------------------------------------------------------------
+
+  /// Stores a run record (`record` must be a JSON document); audit act "run.record" with the
+  /// kernel as subject. Returns its id.
+  Expected<std::int64_t> addRun(const RunRow& run, const std::string& actor);
+  /// All runs (or those of `kernel`), oldest first.
+  Expected<std::vector<RunRow>> runs(const std::string& kernel = {});
 
 private:
   Workspace();
