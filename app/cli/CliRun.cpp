@@ -37,6 +37,16 @@ namespace {
 
 std::atomic<bool> g_cancel{false};
 
+} // namespace
+
+/// The in-process CPU interpreter's `cake run --device cpu` (helper work merged separately
+/// defines it in its own CliRun*.cpp file). Weak: when it is linked in, local CPU runs go to it;
+/// otherwise, and for remote executors, a CPU bundle goes through the executor to `cake-run`.
+int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& args)
+    __attribute__((weak));
+
+namespace {
+
 extern "C" void onSignal(int) { g_cancel.store(true); }
 
 /// The workload contract of `kernelPath`: --workload, else the corpus manifest case whose
@@ -111,18 +121,19 @@ void printRecord(const run::RunRecord& r, const std::string& format) {
 
 } // namespace
 
-/// Builds the bundle of `kernelPath` in `dir`; false with the reason printed.
-static bool buildBundle(const std::string& argv0, const Args& a, const std::string& kernelPath,
+/// Builds the bundle of `kernelPath` in `dir`: 0, or the exit code (1 findings or no image, 2
+/// usage or I/O) with the reason printed.
+static int buildBundle(const std::string& argv0, const Args& a, const std::string& kernelPath,
                         const std::string& device, const std::string& format,
                         const fs::path& dir) {
   auto compiler = loadCompiler(argv0, a, format);
   if (!compiler)
-    return false;
+    return 2;
   std::string error;
   auto text = readFile(kernelPath, error, 64u << 20);
   if (!text) {
     std::fprintf(stderr, "cake run: cannot read '%s': %s\n", kernelPath.c_str(), error.c_str());
-    return false;
+    return 2;
   }
   driver::CheckResult r = compiler->check(kernelPath, *text);
   if (!r.accepted) {
@@ -131,19 +142,19 @@ static bool buildBundle(const std::string& argv0, const Args& a, const std::stri
         std::fputs(driver::renderText(d, *r.sources).c_str(), stderr);
     std::fprintf(stderr, "cake run: '%s' has blocking findings; it is not run\n",
                  kernelPath.c_str());
-    return false;
+    return 1;
   }
   std::string workloadId;
   std::string workloadPath = findWorkload(a, kernelPath, workloadId, error);
   if (workloadPath.empty()) {
     std::fprintf(stderr, "cake run: %s\n", error.c_str());
-    return false;
+    return 2;
   }
   auto workload = readFile(workloadPath, error, 1u << 20);
   if (!workload) {
     std::fprintf(stderr, "cake run: cannot read the workload '%s': %s\n", workloadPath.c_str(),
                  error.c_str());
-    return false;
+    return 2;
   }
   lower::LoweredKernel lk =
       lower::lowerKernel(r.module, r.model, compiler->registry(), *r.sources, kernelPath);
@@ -151,14 +162,14 @@ static bool buildBundle(const std::string& argv0, const Args& a, const std::stri
     for (const Diagnostic& d : lk.findings)
       std::fputs(driver::renderText(d, *r.sources).c_str(), stderr);
     std::fprintf(stderr, "cake run: lowering cannot emit '%s'\n", kernelPath.c_str());
-    return false;
+    return 1;
   }
   const std::string& target = lk.program.target;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
     std::fprintf(stderr, "cake run: cannot create '%s': %s\n", dir.c_str(), ec.message().c_str());
-    return false;
+    return 2;
   }
 
   // The kernel image (GPU bundles): cubin through ptxas (LLVM path) or nvcc (CUDA export).
@@ -179,7 +190,7 @@ static bool buildBundle(const std::string& argv0, const Args& a, const std::stri
       lower::LlvmResult res = lower::emitLlvm(lk.program, lo);
       if (!res.ok) {
         std::fprintf(stderr, "cake run: LLVM path: %s\n", res.error.c_str());
-        return false;
+        return 1;
       }
       ev = lower::ptxasEvidence(res.ptx, target, ctx, cubin);
     } else {
@@ -191,12 +202,12 @@ static bool buildBundle(const std::string& argv0, const Args& a, const std::stri
         std::fputs(driver::renderText(d, *r.sources).c_str(), stderr);
       std::fprintf(stderr, "cake run: no cubin for %s (%s): %s\n", target.c_str(),
                    ev.tool.empty() ? "toolchain not found" : ev.tool.c_str(), ev.log.c_str());
-      return false;
+      return 1;
     }
     auto bytes = readFile(cubin, error, 256u << 20);
     if (!bytes) {
       std::fprintf(stderr, "cake run: %s\n", error.c_str());
-      return false;
+      return 1;
     }
     files.key("kernel.cubin").value(sha256Hex(*bytes));
     imageName = "kernel.cubin";
@@ -269,16 +280,16 @@ static bool buildBundle(const std::string& argv0, const Args& a, const std::stri
     ok = false;
   if (!ok) {
     std::fprintf(stderr, "cake run: cannot write the bundle: %s\n", error.c_str());
-    return false;
+    return 2;
   }
   // The runner will refuse what it cannot read: check here too, so a bug in the writer is
   // caught before a remote queue is involved.
   if (!run::readBundle(dir.string(), error)) {
     std::fprintf(stderr, "cake run: internal error: the bundle does not validate: %s\n",
                  error.c_str());
-    return false;
+    return 2;
   }
-  return true;
+  return 0;
 }
 
 int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
@@ -305,6 +316,8 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
     return usageError("run", "give exactly one kernel file");
   const std::string kernelPath = a.positional[0];
   std::string executorSpec = a.get("--executor", "local");
+  if (device == "cpu" && executorSpec == "local" && cmdRunCpu)
+    return cmdRunCpu(argv0, all);
   run::ExecutorOptions eo;
   eo.sshConfig = a.get("--ssh-config", std::getenv("CAKE_SSH_CONFIG") ? std::getenv("CAKE_SSH_CONFIG") : "");
   eo.sharedDir = a.get("--shared-dir", std::getenv("CAKE_SLURM_SHARED_DIR") ? std::getenv("CAKE_SLURM_SHARED_DIR") : "");
@@ -338,8 +351,8 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
     }
   } cleanup{dir, temporary && !a.has("--keep")};
 
-  if (!buildBundle(argv0, a, kernelPath, device, format, dir))
-    return 1;
+  if (int built = buildBundle(argv0, a, kernelPath, device, format, dir); built != 0)
+    return built;
   if (a.has("--bundle-only")) {
     std::printf("%s\n", dir.c_str());
     return 0;
