@@ -224,9 +224,10 @@ void TestRun::compare_data() {
   QTest::newRow("within noise")
       << std::vector<double>{98, 104, 96, 102, 100} << std::vector<double>{100, 106, 95, 101, 99}
       << "ambiguous";
-  // A 1 % difference with 0.5 % spread whose quartiles still overlap stays ambiguous.
+  // Medians 9 % apart, beyond both relative spreads (6 %, 7.3 %), but the interquartile ranges
+  // [98, 104] and [103, 111] overlap: still ambiguous.
   QTest::newRow("overlapping quartiles")
-      << std::vector<double>{99, 99.5, 100, 100.5, 101} << std::vector<double>{100, 100.5, 101, 101.5, 102}
+      << std::vector<double>{98, 98, 100, 104, 104} << std::vector<double>{103, 103, 110, 111, 111}
       << "ambiguous";
   QTest::newRow("no samples") << std::vector<double>{} << std::vector<double>{1} << "incomparable";
 }
@@ -255,6 +256,8 @@ void TestRun::targets_data() {
   QTest::newRow("sm_90a cubin on Ampere") << "sm_90a" << 8 << 0 << false << "only on compute capability 9.0";
   QTest::newRow("sm_90a cubin on Blackwell") << "sm_90a" << 10 << 0 << false << "only on compute capability 9.0";
   QTest::newRow("sm_90a cubin on Hopper") << "sm_90a" << 9 << 0 << false << "";
+  QTest::newRow("sm_100a cubin on sm_103 (B300)") << "sm_100a" << 10 << 3 << false << "only on compute capability 10.0";
+  QTest::newRow("sm_100 cubin on sm_103") << "sm_100" << 10 << 3 << false << "";
   QTest::newRow("sm_80 cubin on sm_86") << "sm_80" << 8 << 6 << false << "";
   QTest::newRow("sm_86 cubin on sm_80") << "sm_86" << 8 << 0 << false << "needs compute capability 8.6";
   QTest::newRow("sm_80 cubin on Hopper") << "sm_80" << 9 << 0 << false << "major version 8";
