@@ -605,6 +605,9 @@ void printHelp(const std::string& topic) {
        "  record; --workspace stores it, --measurements adds it for `cake calibrate`.\n"
        "  See docs/runs.md. exit: 0 correct, 1 incorrect or not built, 2 usage, 3 no driver\n"
        "  or device, 4 target refused, 5 executor failed/timeout/cancel, 6 no oracle\n"},
+      {"runs", "cake runs --workspace WS [--kernel NAME] [--format text|json]\n"
+               "  The run records `cake run --workspace` stored, oldest first (JSON: each\n"
+               "  record verbatim).\n"},
       {"cost", "cake cost FILE [--format text|json] [--no-hints] [--calibration DIR]\n"
                "  Predicted kernel time with bounds, the bottleneck (memory-, tensor-, compute-,\n"
                "  latency/sync- or occupancy-bound) attributed to operations and roles, roofline\n"
@@ -668,6 +671,7 @@ void printHelp(const std::string& topic) {
              "  calibrate   fit the cost model to measured runs\n"
              "  lower       lower a kernel to metadata, LLVM IR, PTX, CUDA C++ or a cubin\n"
              "  run         run a kernel on a GPU (local, ssh, Slurm) and print its run record\n"
+             "  runs        the run records stored in a workspace\n"
              "  workspace   create a workspace (the store of approved data and its audit log)\n"
              "  revisions   the workspace's revisions and what each changed\n"
              "  revision    revert the workspace to an earlier revision (a recorded act)\n"
@@ -722,6 +726,8 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdLower(argv0, args);
   if (cmd == "run")
     return cmdRun(argv0, args);
+  if (cmd == "runs")
+    return cmdRuns(argv0, args);
   if (cmd == "workspace")
     return cmdWorkspace(argv0, args);
   if (cmd == "revisions")
@@ -734,7 +740,7 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdProposal(argv0, args);
   std::vector<std::string> commands{"check",   "fmt",       "primitives", "targets",  "corpus",
                                     "gate", "explain", "rules", "trace",      "cost",     "calibrate",
-                                    "lower",   "run", "workspace", "revisions",  "revision", "audit",
+                                    "lower",   "run", "runs", "workspace", "revisions",  "revision", "audit",
                                     "proposal", "version", "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))

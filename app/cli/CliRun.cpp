@@ -435,3 +435,65 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 } // namespace cake::cli
+
+namespace cake::cli {
+
+int cmdRuns(const std::string& argv0, const std::vector<std::string>& all) {
+  (void)argv0;
+  Args a = parseArgs(all, 1, {"--workspace", "--format", "--kernel"}, {"--help"});
+  if (!a.error.empty())
+    return usageError("runs", a.error);
+  std::string format = a.get("--format", "text");
+  int code = 0;
+  if (!checkFormat("runs", format, {"text", "json"}, code))
+    return code;
+  if (!a.options.count("--workspace") || !a.positional.empty())
+    return usageError("runs", "give --workspace WS (and optionally --kernel NAME)");
+  auto ws = ws::Workspace::open(a.get("--workspace"), ws::OpenMode::MustExist);
+  if (!ws) {
+    printWorkspaceError(ws.error(), format);
+    return 2;
+  }
+  auto rows = ws->runs(a.get("--kernel"));
+  if (!rows) {
+    printWorkspaceError(rows.error(), format);
+    return 2;
+  }
+  if (format == "json") {
+    json::Writer w;
+    w.beginObject();
+    w.key("runs").beginArray();
+    for (const ws::RunRow& r : *rows) {
+      w.beginObject();
+      w.key("id").value(r.id);
+      w.key("kernel").value(r.kernel);
+      w.key("source_path").value(r.sourcePath);
+      w.key("created_at").value(r.createdAt);
+      w.key("record").raw(r.record);
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+    std::cout << w.str() << "\n";
+    return 0;
+  }
+  for (const ws::RunRow& r : *rows) {
+    std::string error, median = "-";
+    auto rec = run::parseRecord(r.record, error);
+    if (rec && rec->stats) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "%.3f us", rec->stats->median);
+      median = buf;
+    }
+    std::string status = !rec || !rec->errors.empty() ? (rec ? rec->errors.front().code : "?")
+                         : !r.correct                 ? "unchecked"
+                         : *r.correct                 ? "correct"
+                                                      : "INCORRECT";
+    std::printf("run %lld  %s  %s  %s on %s via %s  %s  %s\n", static_cast<long long>(r.id),
+                r.createdAt.c_str(), r.kernel.c_str(), r.target.c_str(), r.device.c_str(),
+                r.executor.c_str(), status.c_str(), median.c_str());
+  }
+  return 0;
+}
+
+} // namespace cake::cli

@@ -103,6 +103,15 @@ private:
     return r;
   }
   void checkRecord(const ExecResult& res, const std::string& executorName);
+  /// The host is this machine: its work directories go under the test's temporary directory,
+  /// so that cleanupTestCase sees any runner left behind.
+  ExecutorOptions sshOptions() const {
+    ExecutorOptions o;
+    o.sshConfig = m_sshConfig;
+    o.remoteTmp = m_tmp.path().toStdString() + "/remote";
+    std::filesystem::create_directories(o.remoteTmp);
+    return o;
+  }
 
   QTemporaryDir m_tmp;
   std::string m_bundle;
@@ -229,8 +238,7 @@ void TestExecutors::local() {
 void TestExecutors::sshRoundTrip() {
   if (!m_sshUp)
     QSKIP(qPrintable("sshd cannot start here: " + m_sshSkip));
-  ExecutorOptions o;
-  o.sshConfig = m_sshConfig;
+  ExecutorOptions o = sshOptions();
   std::string error;
   auto e = makeExecutor("ssh://cake-local", o, error);
   QVERIFY2(e, error.c_str());
@@ -240,7 +248,7 @@ void TestExecutors::sshRoundTrip() {
   qInfo("ssh round trip: %lld ms", static_cast<long long>(t.elapsed()));
   checkRecord(res, "ssh://cake-local");
   // The remote work directory is gone, and a runner pid was recorded there.
-  QVERIFY(res.jobId.rfind("/tmp/cake-run.", 0) == 0);
+  QVERIFY(res.jobId.rfind(m_tmp.path().toStdString() + "/remote/cake-run.", 0) == 0);
   QVERIFY(!std::filesystem::exists(res.jobId));
   QVERIFY(!res.remotePid.empty());
 }
@@ -248,8 +256,7 @@ void TestExecutors::sshRoundTrip() {
 void TestExecutors::sshTimeout() {
   if (!m_sshUp)
     QSKIP(qPrintable("sshd cannot start here: " + m_sshSkip));
-  ExecutorOptions o;
-  o.sshConfig = m_sshConfig;
+  ExecutorOptions o = sshOptions();
   std::string error;
   auto e = makeExecutor("ssh://cake-local", o, error);
   ExecRequest req = request(3);
@@ -272,8 +279,7 @@ void TestExecutors::sshTimeout() {
 void TestExecutors::sshCancel() {
   if (!m_sshUp)
     QSKIP(qPrintable("sshd cannot start here: " + m_sshSkip));
-  ExecutorOptions o;
-  o.sshConfig = m_sshConfig;
+  ExecutorOptions o = sshOptions();
   std::string error;
   auto e = makeExecutor("ssh://cake-local", o, error);
   std::atomic<bool> cancel{false};
@@ -298,8 +304,7 @@ void TestExecutors::sshCancel() {
 void TestExecutors::sshUnreachable() {
   if (!m_sshUp)
     QSKIP(qPrintable("sshd cannot start here: " + m_sshSkip));
-  ExecutorOptions o;
-  o.sshConfig = m_sshConfig;
+  ExecutorOptions o = sshOptions();
   o.sshOptions = {"ConnectTimeout=3"};
   std::string error;
   // Port 1 on localhost: refused at once. The error says where.
@@ -398,13 +403,15 @@ void TestExecutors::cliThroughSsh() {
       QString::fromStdString(kBin + "/cake"),
       {"run", QString::fromStdString(kSource + "/corpus/bias_gelu/bias_gelu.cake"),
        "--executor", "ssh://cake-local", "--ssh-config", QString::fromStdString(m_sshConfig),
-       "--format", "json", "--timeout", "60"});
+       "--remote-tmp", QString::fromStdString(sshOptions().remoteTmp), "--format", "json",
+       "--timeout", "60"});
   qInfo("cake run through ssh: %lld ms", static_cast<long long>(t.elapsed()));
   std::string error;
   auto r = parseRecord(s.out.toStdString(), error);
   QVERIFY2(r, qPrintable(s.out + s.err));
   QCOMPARE(r->kernel, std::string("bias_gelu"));
-  QVERIFY2(r->executor.rfind("ssh://cake-local (/tmp/cake-run.", 0) == 0, r->executor.c_str());
+  QVERIFY2(r->executor.rfind("ssh://cake-local (" + sshOptions().remoteTmp + "/cake-run.", 0) == 0,
+           r->executor.c_str());
   QCOMPARE(s.code, exitCodeFor(*r));
 }
 
