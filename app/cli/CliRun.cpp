@@ -5,6 +5,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "CliSupport.h"
 
+#include "cake/Cost/CostModel.h"
 #include "cake/Driver/Manifest.h"
 #include "cake/Driver/Output.h"
 #include "cake/Lower/CudaEmitter.h"
@@ -17,6 +18,7 @@
 #include "cake/Support/StringUtil.h"
 #include "cake/Workspace/Workspace.h"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -241,6 +243,19 @@ static int buildBundle(const std::string& argv0, const Args& a, const std::strin
   m.key("workload").value("workload.json");
   m.key("workload_id").value(workloadId);
   m.key("source").value("kernel.cake");
+  // The cost model's prediction and the roofline bound (time at peak FLOP rate or peak HBM
+  // bandwidth, whichever is longer) for the suspicion check and predicted-vs-measured views.
+  cost::Options co;
+  co.hints = false;
+  cost::Estimate est = cost::estimate(*compiler, r, co);
+  if (est.ok && est.predictedUs > 0) {
+    m.key("predicted_us").value(est.predictedUs);
+    const cost::Roofline& rf = est.roofline;
+    double roof = std::max(rf.peakTflops > 0 ? rf.flops / (rf.peakTflops * 1e6) : 0.0,
+                           rf.peakHbmGbps > 0 ? rf.hbmBytes / (rf.peakHbmGbps * 1e3) : 0.0);
+    if (roof > 0)
+      m.key("roofline_us").value(roof);
+  }
   m.key("buffers").beginArray();
   for (const sema::BufferInfo& b : r.model.buffers) {
     if (b.kind != ir::DeclKind::Param)

@@ -58,6 +58,7 @@ struct BundleSpec {
   std::int64_t tiles = 4;
   bool corruptHash = false;
   bool dropWorkload = false;
+  std::string extra = R"(, "predicted_us": 12.5, "roofline_us": 10)";
 };
 
 /// Writes a small, valid GPU bundle (kernel k: A bf16[64, 64] input, C f32[64] output) in `dir`
@@ -83,7 +84,7 @@ void writeBundle(const std::string& dir, const BundleSpec& s) {
       R"({"format": "cake-run-bundle", "version": 1, "kernel": "k", "target": ")" + s.target +
       R"(", "device": "gpu", "schedule_hash": "abc", "compiler_revision": "r", "image": "kernel.cubin", "image_kind": "cubin", "metadata": "metadata.json", "workload": "workload.json", "workload_id": "w", "buffers": [{"name": "A", "dtype": "bf16", "shape": [64, 64], "role": "input", "align": 16}, {"name": "C", "dtype": "f32", "shape": [64], "role": "output", "align": 16}], "params": [{"name": ")" +
       s.paramName + R"(", "kind": "global"}, {"name": "tmA", "kind": "tensor_map"}, {"name": "C", "kind": "global"}], "launch": {"cluster": )" +
-      s.cluster + R"(, "pdl": false}, "files": )" + files + "}";
+      s.cluster + R"(, "pdl": false}, "files": )" + files + s.extra + "}";
   writeText(dir + "/manifest.json", manifest);
 }
 
@@ -333,6 +334,7 @@ void TestRun::recordRoundTrip() {
   r.timer = "cuda-events";
   r.stopReason = "converged";
   r.executor = "ssh://gpu1";
+  r.predictedUs = 9.25;
   std::string text = toJson(r);
   std::string error;
   auto back = parseRecord(text, error);
@@ -340,6 +342,7 @@ void TestRun::recordRoundTrip() {
   QCOMPARE(toJson(*back), text);
   QVERIFY(text.find("\"median_us\": 11") != std::string::npos);
   QVERIFY(text.find("\"q1_us\": 10.5") != std::string::npos);
+  QVERIFY(text.find("\"predicted_us\": 9.25") != std::string::npos);
   // An unfilled record: every summary field null, n = 0.
   RunRecord empty;
   empty.kernel = "k";
@@ -419,6 +422,9 @@ void TestRun::bundleValid() {
   QCOMPARE(b->rtol, 0.01);
   QCOMPARE(b->atol, 0.001);
   QCOMPARE(b->buffer("A")->bytes(), std::int64_t(64 * 64 * 2));
+  QCOMPARE(b->predictedUs, std::optional<double>(12.5));
+  QCOMPARE(b->rooflineUs, std::optional<double>(10));
+  QCOMPARE(recordFor(*b).predictedUs, std::optional<double>(12.5));
 }
 
 void TestRun::bundleInvalid_data() {
@@ -432,6 +438,7 @@ void TestRun::bundleInvalid_data() {
   QTest::newRow("workload not listed") << 5 << "'workload.json' is named but not listed";
   QTest::newRow("unknown target") << 6 << "unknown target 'sm_9z'";
   QTest::newRow("no manifest") << 7 << "cannot read manifest.json";
+  QTest::newRow("zero roofline") << 8 << "must be positive microseconds";
 }
 
 void TestRun::bundleInvalid() {
@@ -448,6 +455,7 @@ void TestRun::bundleInvalid() {
   case 4: s.cubinSm = 80; break;
   case 5: s.dropWorkload = true; break;
   case 6: s.target = "sm_9z"; break;
+  case 8: s.extra = R"(, "roofline_us": 0)"; break;
   default: break;
   }
   if (which != 7)

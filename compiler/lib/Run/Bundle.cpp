@@ -115,6 +115,11 @@ std::optional<Bundle> readBundle(const std::string& dirIn, std::string& error) {
   b.compilerRevision = str(*m, "compiler_revision").value_or("");
   b.source = str(*m, "source").value_or("");
   b.workloadId = str(*m, "workload_id").value_or("");
+  b.predictedUs = num(*m, "predicted_us");
+  b.rooflineUs = num(*m, "roofline_us");
+  for (const auto& v : {b.predictedUs, b.rooflineUs})
+    if (v && !(*v > 0 && *v < 1e9))
+      return bad("\"predicted_us\" and \"roofline_us\" must be positive microseconds");
 
   // Every file named is present and has the recorded hash: a half-copied bundle (scp cut off)
   // or one edited after it was built is refused before anything runs.

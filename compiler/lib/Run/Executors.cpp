@@ -423,6 +423,7 @@ RunRecord failureRecord(const std::string& bundleDir, const std::string& executo
       r.scheduleHash = detail::str(*m, "schedule_hash").value_or("");
       r.compilerRevision = detail::str(*m, "compiler_revision").value_or("");
       r.workload = detail::str(*m, "workload_id").value_or("");
+      r.predictedUs = detail::num(*m, "predicted_us");
     }
   }
   r.errors.push_back({code, message});

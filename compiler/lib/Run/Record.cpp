@@ -146,6 +146,7 @@ std::string toJson(const RunRecord& r, bool pretty) {
   } else {
     w.null();
   }
+  optional(w, "predicted_us", r.predictedUs);
   text(w, "executor", r.executor);
   w.endObject();
   return w.take();
@@ -214,6 +215,7 @@ std::optional<RunRecord> parseRecord(const std::string& text, std::string& error
     r.stats = summarize(r.samplesUs);
   if (const json::Value* b = doc->get("baseline"); b && b->isObject())
     r.baseline = Baseline{str(*b, "name").value_or(""), num(*b, "median_us")};
+  r.predictedUs = num(*doc, "predicted_us");
   return r;
 }
 

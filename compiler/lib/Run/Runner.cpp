@@ -19,6 +19,7 @@ RunRecord recordFor(const Bundle& b) {
   r.target = b.target;
   r.deviceKind = b.device;
   r.workload = b.workloadId;
+  r.predictedUs = b.predictedUs;
   return r;
 }
 

@@ -63,6 +63,9 @@ struct Bundle {
   std::string workloadId;
   std::string workloadText; ///< the contract, verbatim
   double rtol = 0, atol = 0;
+  /// The cost model's prediction and roofline bound (µs) when `cake run` could cost the kernel:
+  /// the record carries the prediction; a median below the bound is flagged as suspicious.
+  std::optional<double> predictedUs, rooflineUs;
   std::vector<BundleBuffer> buffers;
   std::vector<BundleParam> params;
   std::vector<BundleTensorMap> tensorMaps;

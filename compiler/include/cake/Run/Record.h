@@ -50,6 +50,7 @@ struct RunRecord {
   std::string timer;          ///< "cupti" or "cuda-events" (documented fallback), "" if none
   std::string stopReason;     ///< StopReason as text, "" if no timing ran
   std::optional<Baseline> baseline;
+  std::optional<double> predictedUs; ///< the cost model's prediction for this kernel, if any
   int protocolVersion = kProtocolVersion;
   std::string executor; ///< where it ran: "local", "ssh://host", "slurm:partition (job N)"
 
