@@ -44,12 +44,13 @@ std::atomic<bool> g_cancel{false};
 /// The in-process CPU interpreter's `cake run --device cpu` (helper work merged separately
 /// defines it in its own CliRun*.cpp file). Weak: when it is linked in, local CPU runs go to it;
 /// otherwise, and for remote executors, a CPU bundle goes through the executor to `cake-run`.
-int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& args)
-    __attribute__((weak));
+int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& args) __attribute__((weak));
 
 namespace {
 
-extern "C" void onSignal(int) { g_cancel.store(true); }
+extern "C" void onSignal(int) {
+  g_cancel.store(true);
+}
 
 /// The workload contract of `kernelPath`: --workload, else the corpus manifest case whose
 /// kernel is that file.
@@ -87,8 +88,8 @@ std::string defaultRunner(const std::string& argv0) {
   return (self.parent_path() / "cake-run").string();
 }
 
-void writeJsonFile(const fs::path& path, const std::string& text, json::Writer& files,
-                   bool& ok, std::string& error) {
+void writeJsonFile(const fs::path& path, const std::string& text, json::Writer& files, bool& ok,
+                   std::string& error) {
   if (!ok)
     return;
   if (!writeFile(path.string(), text, error)) {
@@ -126,8 +127,7 @@ void printRecord(const run::RunRecord& r, const std::string& format) {
 /// Builds the bundle of `kernelPath` in `dir`: 0, or the exit code (1 findings or no image, 2
 /// usage or I/O) with the reason printed.
 static int buildBundle(const std::string& argv0, const Args& a, const std::string& kernelPath,
-                        const std::string& device, const std::string& format,
-                        const fs::path& dir) {
+                       const std::string& device, const std::string& format, const fs::path& dir) {
   auto compiler = loadCompiler(argv0, a, format);
   if (!compiler)
     return 2;
@@ -334,8 +334,11 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
   if (device == "cpu" && executorSpec == "local" && cmdRunCpu)
     return cmdRunCpu(argv0, all);
   run::ExecutorOptions eo;
-  eo.sshConfig = a.get("--ssh-config", std::getenv("CAKE_SSH_CONFIG") ? std::getenv("CAKE_SSH_CONFIG") : "");
-  eo.sharedDir = a.get("--shared-dir", std::getenv("CAKE_SLURM_SHARED_DIR") ? std::getenv("CAKE_SLURM_SHARED_DIR") : "");
+  eo.sshConfig =
+      a.get("--ssh-config", std::getenv("CAKE_SSH_CONFIG") ? std::getenv("CAKE_SSH_CONFIG") : "");
+  eo.sharedDir =
+      a.get("--shared-dir",
+            std::getenv("CAKE_SLURM_SHARED_DIR") ? std::getenv("CAKE_SLURM_SHARED_DIR") : "");
   eo.remoteTmp = a.get("--remote-tmp", "/tmp");
   eo.keepFiles = a.has("--keep");
   std::string error;
@@ -382,7 +385,7 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
   req.jobName = "cake-run";
   // Ctrl-C or a kill cancels the run: the executor kills the runner (locally, over ssh, or
   // with scancel) before `cake run` exits.
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = onSignal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
@@ -391,12 +394,13 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
   if (res.record) {
     record = *res.record;
   } else {
-    std::string codeName = res.timedOut ? "timeout" : res.cancelled ? "cancelled" : "executor-failed";
+    std::string codeName = res.timedOut    ? "timeout"
+                           : res.cancelled ? "cancelled"
+                                           : "executor-failed";
     record = run::failureRecord(dir.string(), executor->name(), codeName, res.error);
   }
-  record.executor = executor->name() + (res.jobId.empty() || executorSpec == "local"
-                                            ? ""
-                                            : " (" + res.jobId + ")");
+  record.executor = executor->name() +
+                    (res.jobId.empty() || executorSpec == "local" ? "" : " (" + res.jobId + ")");
   if (!res.log.empty() && format == "text")
     std::fputs(res.log.c_str(), stderr);
   printRecord(record, format);

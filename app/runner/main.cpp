@@ -6,8 +6,8 @@
 #include "cake/Run/Executor.h"
 #include "cake/Run/Runner.h"
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

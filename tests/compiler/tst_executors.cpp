@@ -358,8 +358,8 @@ void TestExecutors::slurmTimeout() {
   QVERIFY2(res.error.find("scancel") != std::string::npos, res.error.c_str());
   QVERIFY(ms < 30000);
   // The job is no longer running, and no runner of it is left.
-  Script q = runScript("squeue", {"-h", "-j", QString::fromStdString(res.jobId), "-t", "all",
-                                  "-o", "%T"});
+  Script q =
+      runScript("squeue", {"-h", "-j", QString::fromStdString(res.jobId), "-t", "all", "-o", "%T"});
   QVERIFY2(!q.out.contains("RUNNING") && !q.out.contains("PENDING"), qPrintable(q.out));
   QVERIFY(processesWith(o.sharedDir + "/run-").empty());
   std::error_code ec;
@@ -386,8 +386,8 @@ void TestExecutors::slurmCancel() {
   canceller.join();
   QVERIFY(res.cancelled);
   QVERIFY2(res.error.find("scancel") != std::string::npos, res.error.c_str());
-  Script q = runScript("squeue", {"-h", "-j", QString::fromStdString(res.jobId), "-t", "all",
-                                  "-o", "%T"});
+  Script q =
+      runScript("squeue", {"-h", "-j", QString::fromStdString(res.jobId), "-t", "all", "-o", "%T"});
   QVERIFY2(!q.out.contains("RUNNING") && !q.out.contains("PENDING"), qPrintable(q.out));
   QVERIFY(processesWith(o.sharedDir + "/run-").empty());
 }
@@ -401,10 +401,9 @@ void TestExecutors::cliThroughSsh() {
   t.start();
   Script s = runScript(
       QString::fromStdString(kBin + "/cake"),
-      {"run", QString::fromStdString(kSource + "/corpus/bias_gelu/bias_gelu.cake"),
-       "--executor", "ssh://cake-local", "--ssh-config", QString::fromStdString(m_sshConfig),
-       "--remote-tmp", QString::fromStdString(sshOptions().remoteTmp), "--format", "json",
-       "--timeout", "60"});
+      {"run", QString::fromStdString(kSource + "/corpus/bias_gelu/bias_gelu.cake"), "--executor",
+       "ssh://cake-local", "--ssh-config", QString::fromStdString(m_sshConfig), "--remote-tmp",
+       QString::fromStdString(sshOptions().remoteTmp), "--format", "json", "--timeout", "60"});
   qInfo("cake run through ssh: %lld ms", static_cast<long long>(t.elapsed()));
   std::string error;
   auto r = parseRecord(s.out.toStdString(), error);

@@ -70,20 +70,20 @@ void writeBundle(const std::string& dir, const BundleSpec& s) {
       R"(", "target": ")" + s.target +
       R"(", "threads": 128, "grid": {"tiles": [4], "tile_count": )" + std::to_string(s.tiles) +
       R"(, "schedule": "static", "ctas": 4}, "smem": {"total": 1024}, "tensor_maps": [{"name": "tmA", "source": "A", "dtype": "bf16", "global_dims": [64, 64], "global_strides_bytes": [128], "box": [64, 8], "swizzle": "128B"}]}})";
-  std::string workload = R"({"operator": "C[m] = sum A", "tolerance": {"rtol": 0.01, "atol": 0.001}})";
+  std::string workload =
+      R"({"operator": "C[m] = sum A", "tolerance": {"rtol": 0.01, "atol": 0.001}})";
   writeText(dir + "/kernel.cubin", cubin);
   writeText(dir + "/metadata.json", metadata);
   writeText(dir + "/workload.json", workload);
-  std::string files = "{\"kernel.cubin\": \"" +
-                      (s.corruptHash ? std::string(64, '0') : cake::sha256Hex(cubin)) +
-                      "\", \"metadata.json\": \"" + cake::sha256Hex(metadata) + "\"" +
-                      (s.dropWorkload ? "" : ", \"workload.json\": \"" +
-                                                 cake::sha256Hex(workload) + "\"") +
-                      "}";
+  std::string files =
+      "{\"kernel.cubin\": \"" + (s.corruptHash ? std::string(64, '0') : cake::sha256Hex(cubin)) +
+      "\", \"metadata.json\": \"" + cake::sha256Hex(metadata) + "\"" +
+      (s.dropWorkload ? "" : ", \"workload.json\": \"" + cake::sha256Hex(workload) + "\"") + "}";
   std::string manifest =
       R"({"format": "cake-run-bundle", "version": 1, "kernel": "k", "target": ")" + s.target +
       R"(", "device": "gpu", "schedule_hash": "abc", "compiler_revision": "r", "image": "kernel.cubin", "image_kind": "cubin", "metadata": "metadata.json", "workload": "workload.json", "workload_id": "w", "buffers": [{"name": "A", "dtype": "bf16", "shape": [64, 64], "role": "input", "align": 16}, {"name": "C", "dtype": "f32", "shape": [64], "role": "output", "align": 16}], "params": [{"name": ")" +
-      s.paramName + R"(", "kind": "global"}, {"name": "tmA", "kind": "tensor_map"}, {"name": "C", "kind": "global"}], "launch": {"cluster": )" +
+      s.paramName +
+      R"(", "kind": "global"}, {"name": "tmA", "kind": "tensor_map"}, {"name": "C", "kind": "global"}], "launch": {"cluster": )" +
       s.cluster + R"(, "pdl": false}, "files": )" + files + s.extra + "}";
   writeText(dir + "/manifest.json", manifest);
 }
@@ -157,7 +157,7 @@ void TestRun::quantiles() {
 
 void TestRun::warmup() {
   ProtocolLimits l;
-  QVERIFY(!warmupDone(l, 2, 1.0));   // two launches are too few however long
+  QVERIFY(!warmupDone(l, 2, 1.0));     // two launches are too few however long
   QVERIFY(!warmupDone(l, 100, 0.024)); // 24 ms is too short however many
   QVERIFY(warmupDone(l, 3, 0.025));
 }
@@ -176,8 +176,7 @@ void TestRun::stopping_data() {
   for (int i = 0; i < 20; ++i)
     noisy.push_back(i % 2 ? 50000.0 : 51000.0); // rsd ~1 %
   QTest::newRow("noisy: continue") << noisy << 2.0 << "continue";
-  QTest::newRow("200 samples: hard stop")
-      << std::vector<double>(200, 1.0) << 0.1 << "max-samples";
+  QTest::newRow("200 samples: hard stop") << std::vector<double>(200, 1.0) << 0.1 << "max-samples";
   QTest::newRow("199 samples: continue") << std::vector<double>(199, 1.0) << 0.1 << "continue";
   QTest::newRow("15 s: hard stop") << noisy << 15.0 << "max-time";
   QTest::newRow("14.9 s: continue") << noisy << 14.9 << "continue";
@@ -208,7 +207,7 @@ void TestRun::clocks() {
 void TestRun::suspicious() {
   QVERIFY(!suspicion(100, 90, 150));
   QVERIFY(suspicion(89, 90, std::nullopt)->find("below the roofline") != std::string::npos);
-  QVERIFY(!suspicion(10, std::nullopt, 100));  // exactly 10x: allowed
+  QVERIFY(!suspicion(10, std::nullopt, 100)); // exactly 10x: allowed
   QVERIFY(suspicion(9.9, std::nullopt, 100)->find("10x") != std::string::npos);
 }
 
@@ -216,15 +215,12 @@ void TestRun::compare_data() {
   QTest::addColumn<std::vector<double>>("candidate");
   QTest::addColumn<std::vector<double>>("reference");
   QTest::addColumn<QString>("verdict");
-  QTest::newRow("clearly faster")
-      << std::vector<double>{90, 91, 90, 89, 90} << std::vector<double>{100, 101, 99, 100, 100}
-      << "FAST";
-  QTest::newRow("clearly slower")
-      << std::vector<double>{110, 111, 110, 109, 110} << std::vector<double>{100, 101, 99, 100, 100}
-      << "SLOW";
-  QTest::newRow("within noise")
-      << std::vector<double>{98, 104, 96, 102, 100} << std::vector<double>{100, 106, 95, 101, 99}
-      << "ambiguous";
+  QTest::newRow("clearly faster") << std::vector<double>{90, 91, 90, 89, 90}
+                                  << std::vector<double>{100, 101, 99, 100, 100} << "FAST";
+  QTest::newRow("clearly slower") << std::vector<double>{110, 111, 110, 109, 110}
+                                  << std::vector<double>{100, 101, 99, 100, 100} << "SLOW";
+  QTest::newRow("within noise") << std::vector<double>{98, 104, 96, 102, 100}
+                                << std::vector<double>{100, 106, 95, 101, 99} << "ambiguous";
   // Medians 9 % apart, beyond both relative spreads (6 %, 7.3 %), but the interquartile ranges
   // [98, 104] and [103, 111] overlap: still ambiguous.
   QTest::newRow("overlapping quartiles")
@@ -253,17 +249,23 @@ void TestRun::targets_data() {
   QTest::addColumn<int>("minor");
   QTest::addColumn<bool>("ptx");
   QTest::addColumn<QString>("refusal"); // "" when it runs
-  QTest::newRow("sm_100a cubin on Hopper") << "sm_100a" << 9 << 0 << false << "only on compute capability 10.0";
-  QTest::newRow("sm_90a cubin on Ampere") << "sm_90a" << 8 << 0 << false << "only on compute capability 9.0";
-  QTest::newRow("sm_90a cubin on Blackwell") << "sm_90a" << 10 << 0 << false << "only on compute capability 9.0";
+  QTest::newRow("sm_100a cubin on Hopper")
+      << "sm_100a" << 9 << 0 << false << "only on compute capability 10.0";
+  QTest::newRow("sm_90a cubin on Ampere")
+      << "sm_90a" << 8 << 0 << false << "only on compute capability 9.0";
+  QTest::newRow("sm_90a cubin on Blackwell")
+      << "sm_90a" << 10 << 0 << false << "only on compute capability 9.0";
   QTest::newRow("sm_90a cubin on Hopper") << "sm_90a" << 9 << 0 << false << "";
-  QTest::newRow("sm_100a cubin on sm_103 (B300)") << "sm_100a" << 10 << 3 << false << "only on compute capability 10.0";
+  QTest::newRow("sm_100a cubin on sm_103 (B300)")
+      << "sm_100a" << 10 << 3 << false << "only on compute capability 10.0";
   QTest::newRow("sm_100 cubin on sm_103") << "sm_100" << 10 << 3 << false << "";
   QTest::newRow("sm_80 cubin on sm_86") << "sm_80" << 8 << 6 << false << "";
-  QTest::newRow("sm_86 cubin on sm_80") << "sm_86" << 8 << 0 << false << "needs compute capability 8.6";
+  QTest::newRow("sm_86 cubin on sm_80")
+      << "sm_86" << 8 << 0 << false << "needs compute capability 8.6";
   QTest::newRow("sm_80 cubin on Hopper") << "sm_80" << 9 << 0 << false << "major version 8";
   QTest::newRow("sm_80 PTX on Hopper") << "sm_80" << 9 << 0 << true << "";
-  QTest::newRow("sm_90a PTX on Blackwell") << "sm_90a" << 10 << 0 << true << "only on compute capability 9.0";
+  QTest::newRow("sm_90a PTX on Blackwell")
+      << "sm_90a" << 10 << 0 << true << "only on compute capability 9.0";
 }
 
 void TestRun::targets() {
@@ -357,15 +359,18 @@ void TestRun::recordRoundTrip() {
 void TestRun::recordRejected_data() {
   QTest::addColumn<QString>("text");
   QTest::addColumn<QString>("message");
-  QTest::newRow("not JSON") << "{\"kernel\": " << "record:1:";
-  QTest::newRow("an array") << "[]" << "not a JSON object";
+  QTest::newRow("not JSON") << "{\"kernel\": "
+                            << "record:1:";
+  QTest::newRow("an array") << "[]"
+                            << "not a JSON object";
   QTest::newRow("no samples") << R"({"kernel": "k", "protocol_version": 1, "errors": []})"
                               << "missing";
   QTest::newRow("negative sample")
       << R"({"kernel": "k", "protocol_version": 1, "errors": [], "samples_us": [1, -2]})"
       << "non-negative";
   QTest::newRow("error without code")
-      << R"({"kernel": "k", "protocol_version": 1, "errors": [{}], "samples_us": []})" << "code";
+      << R"({"kernel": "k", "protocol_version": 1, "errors": [{}], "samples_us": []})"
+      << "code";
 }
 
 void TestRun::recordRejected() {
@@ -448,15 +453,33 @@ void TestRun::bundleInvalid() {
   std::string dir = tmp.path().toStdString();
   BundleSpec s;
   switch (which) {
-  case 0: s.corruptHash = true; break;
-  case 1: s.metaKernel = "other"; break;
-  case 2: s.paramName = "Z"; break;
-  case 3: s.cluster = "[2, 1, 1]"; s.tiles = 5; break;
-  case 4: s.cubinSm = 80; break;
-  case 5: s.dropWorkload = true; break;
-  case 6: s.target = "sm_9z"; break;
-  case 8: s.extra = R"(, "roofline_us": 0)"; break;
-  default: break;
+  case 0:
+    s.corruptHash = true;
+    break;
+  case 1:
+    s.metaKernel = "other";
+    break;
+  case 2:
+    s.paramName = "Z";
+    break;
+  case 3:
+    s.cluster = "[2, 1, 1]";
+    s.tiles = 5;
+    break;
+  case 4:
+    s.cubinSm = 80;
+    break;
+  case 5:
+    s.dropWorkload = true;
+    break;
+  case 6:
+    s.target = "sm_9z";
+    break;
+  case 8:
+    s.extra = R"(, "roofline_us": 0)";
+    break;
+  default:
+    break;
   }
   if (which != 7)
     writeBundle(dir, s);
@@ -586,16 +609,26 @@ void TestRun::measurements() {
 void TestRun::executorSpecs_data() {
   QTest::addColumn<QString>("spec");
   QTest::addColumn<QString>("name"); // "" when refused
-  QTest::newRow("local") << "local" << "local";
-  QTest::newRow("ssh") << "ssh://gpu1" << "ssh://gpu1";
-  QTest::newRow("ssh user port") << "ssh://me@gpu1:2222" << "ssh://me@gpu1:2222";
-  QTest::newRow("slurm") << "slurm" << "slurm";
-  QTest::newRow("slurm partition") << "slurm:gpu" << "slurm:gpu";
-  QTest::newRow("ssh option injection") << "ssh://-oProxyCommand=x" << "";
-  QTest::newRow("ssh bad port") << "ssh://h:22x" << "";
-  QTest::newRow("ssh shell chars") << "ssh://h;rm" << "";
-  QTest::newRow("empty partition") << "slurm:" << "";
-  QTest::newRow("unknown") << "kubernetes" << "";
+  QTest::newRow("local") << "local"
+                         << "local";
+  QTest::newRow("ssh") << "ssh://gpu1"
+                       << "ssh://gpu1";
+  QTest::newRow("ssh user port") << "ssh://me@gpu1:2222"
+                                 << "ssh://me@gpu1:2222";
+  QTest::newRow("slurm") << "slurm"
+                         << "slurm";
+  QTest::newRow("slurm partition") << "slurm:gpu"
+                                   << "slurm:gpu";
+  QTest::newRow("ssh option injection") << "ssh://-oProxyCommand=x"
+                                        << "";
+  QTest::newRow("ssh bad port") << "ssh://h:22x"
+                                << "";
+  QTest::newRow("ssh shell chars") << "ssh://h;rm"
+                                   << "";
+  QTest::newRow("empty partition") << "slurm:"
+                                   << "";
+  QTest::newRow("unknown") << "kubernetes"
+                           << "";
 }
 
 void TestRun::executorSpecs() {
@@ -614,7 +647,8 @@ void TestRun::executorSpecs() {
 
 void TestRun::workspaceRuns() {
   QTemporaryDir tmp;
-  auto ws = cake::ws::Workspace::open(tmp.path().toStdString(), cake::ws::OpenMode::CreateIfMissing);
+  auto ws =
+      cake::ws::Workspace::open(tmp.path().toStdString(), cake::ws::OpenMode::CreateIfMissing);
   QVERIFY(ws);
   cake::ws::RunRow row;
   row.kernel = "gemm_ws";

@@ -139,33 +139,43 @@ void TestWorkspace::createAndReopen() {
 }
 
 void TestWorkspace::migratesOlderSchema() {
-  QTemporaryDir dir;
-  {
-    Workspace w = create(dir);
-    QVERIFY(w.installRevision({newPrimitive("ew.one")}, "alice", "first"));
-  }
   const auto latest = static_cast<int>(Workspace::migrations().size());
-  QVERIFY(latest >= 2);
-  // Make it a database of version N-1: the last migration's tables gone, the version lowered.
-  rawSql(dbPath(dir), "DROP TABLE gate_acceptances; DROP TABLE votes; DROP TABLE evaluations; "
-                      "DROP TABLE proposals; PRAGMA user_version = " +
-                          std::to_string(latest - 1) + ";");
-  auto w = Workspace::open(dir.path().toStdString(), OpenMode::MustExist);
-  QVERIFY2(w, w ? "" : w.error().text().c_str());
-  // The migration ran: its tables exist, the version is the latest, the data are kept.
-  ProposalRecord p{sha256Hex("p"), "props/p", FileKind::Primitive, "t", R"({"kind":"human"})"};
-  QVERIFY(w->registerProposal(p, "alice"));
-  QCOMPARE(w->proposals()->size(), std::size_t(1));
-  QCOMPARE(*w->head(), 2);
-  QVERIFY(w->verifyAudit()->ok);
-  sqlite3* db = nullptr;
-  sqlite3_open(dbPath(dir).c_str(), &db);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
-  QCOMPARE(sqlite3_step(st), SQLITE_ROW);
-  QCOMPARE(sqlite3_column_int(st, 0), latest);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
+  QVERIFY(latest >= 3);
+  // Databases of version 1 (before the review records) and version 2 (before the run records):
+  // the later migrations' tables gone, the version lowered.
+  for (int from : {1, 2}) {
+    QTemporaryDir dir;
+    {
+      Workspace w = create(dir);
+      QVERIFY(w.installRevision({newPrimitive("ew.one")}, "alice", "first"));
+    }
+    std::string drop = "DROP TABLE runs; ";
+    if (from < 2)
+      drop += "DROP TABLE gate_acceptances; DROP TABLE votes; DROP TABLE evaluations; "
+              "DROP TABLE proposals; ";
+    rawSql(dbPath(dir), drop + "PRAGMA user_version = " + std::to_string(from) + ";");
+    auto w = Workspace::open(dir.path().toStdString(), OpenMode::MustExist);
+    QVERIFY2(w, w ? "" : w.error().text().c_str());
+    // The migration ran: its tables exist, the version is the latest, the data are kept.
+    ProposalRecord p{sha256Hex("p"), "props/p", FileKind::Primitive, "t", R"({"kind":"human"})"};
+    QVERIFY(w->registerProposal(p, "alice"));
+    QCOMPARE(w->proposals()->size(), std::size_t(1));
+    QCOMPARE(*w->head(), 2);
+    RunRow run;
+    run.kernel = "k";
+    run.record = R"({"kernel": "k"})";
+    QVERIFY(w->addRun(run, "alice"));
+    QCOMPARE(w->runs()->size(), std::size_t(1));
+    QVERIFY(w->verifyAudit()->ok);
+    sqlite3* db = nullptr;
+    sqlite3_open(dbPath(dir).c_str(), &db);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
+    QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+    QCOMPARE(sqlite3_column_int(st, 0), latest);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
 }
 
 void TestWorkspace::refusesNewerSchema() {

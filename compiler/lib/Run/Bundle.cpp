@@ -42,7 +42,7 @@ bool plainName(const std::string& name) {
 
 std::int64_t dtypeBytes(const std::string& dtype) {
   static const std::map<std::string, std::int64_t> sizes = {
-      {"f64", 8},  {"f32", 4}, {"tf32", 4}, {"i32", 4},     {"u32", 4},    {"bf16", 2},
+      {"f64", 8},  {"f32", 4}, {"tf32", 4}, {"i32", 4},     {"u32", 4},     {"bf16", 2},
       {"f16", 2},  {"i16", 2}, {"u16", 2},  {"fp8e4m3", 1}, {"fp8e5m2", 1}, {"e4m3", 1},
       {"e5m2", 1}, {"i8", 1},  {"u8", 1},   {"i64", 8},     {"u64", 8}};
   auto it = sizes.find(dtype);
@@ -90,8 +90,8 @@ std::optional<Bundle> readBundle(const std::string& dirIn, std::string& error) {
     return bad("not a cake run bundle (\"format\": \"cake-run-bundle\" expected)");
   if (integer(*m, "version").value_or(0) != kBundleVersion)
     return bad("bundle version " + std::to_string(integer(*m, "version").value_or(0)) +
-               " is not supported (this runner reads version " +
-               std::to_string(kBundleVersion) + ")");
+               " is not supported (this runner reads version " + std::to_string(kBundleVersion) +
+               ")");
   auto need = [&](const char* key, std::string& into) {
     auto v = str(*m, key);
     if (!v || v->empty())
@@ -291,8 +291,12 @@ std::optional<Capability> parseTarget(const std::string& target) {
 
 std::optional<Capability> cubinTarget(const std::string& bytes, std::string& error) {
   // ELF64 little-endian with e_machine EM_CUDA (190).
-  if (bytes.size() < 64 || std::memcmp(bytes.data(), "\x7f" "ELF", 4) != 0 || bytes[4] != 2 ||
-      bytes[5] != 1) {
+  if (bytes.size() < 64 ||
+      std::memcmp(bytes.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      bytes[4] != 2 || bytes[5] != 1) {
     error = "not a 64-bit little-endian ELF file (a cubin was expected)";
     return std::nullopt;
   }

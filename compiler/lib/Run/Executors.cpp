@@ -98,7 +98,9 @@ class SshExecutor final : public Executor {
 public:
   SshExecutor(std::string host, std::string port, ExecutorOptions options)
       : m_host(std::move(host)), m_port(std::move(port)), m_opt(std::move(options)) {}
-  std::string name() const override { return "ssh://" + m_host + (m_port.empty() ? "" : ":" + m_port); }
+  std::string name() const override {
+    return "ssh://" + m_host + (m_port.empty() ? "" : ":" + m_port);
+  }
 
   ExecResult run(const ExecRequest& req) override {
     ExecResult res;
@@ -111,15 +113,15 @@ public:
                   (!p.spawnError.empty() ? p.spawnError
                    : p.timedOut          ? std::string("timed out")
                    : p.cancelled         ? std::string("cancelled")
-                                         : trim(p.err).empty() ? "exit " + std::to_string(p.exitCode)
-                                                               : trim(p.err));
+                   : trim(p.err).empty() ? "exit " + std::to_string(p.exitCode)
+                                         : trim(p.err));
       res.log += p.err;
       return res;
     };
     // 1. A private work directory on the host.
-    ProcessResult mk = runProcess(
-        ssh({"mktemp -d " + shellQuote(m_opt.remoteTmp + "/cake-run.XXXXXXXX")}), left(),
-        req.cancel);
+    ProcessResult mk =
+        runProcess(ssh({"mktemp -d " + shellQuote(m_opt.remoteTmp + "/cake-run.XXXXXXXX")}), left(),
+                   req.cancel);
     if (!mk.ok())
       return failed("ssh " + m_host + ": cannot make a work directory", mk);
     std::string dir = trim(mk.out);
@@ -128,8 +130,8 @@ public:
     res.jobId = dir;
     std::string bundle = dir + "/bundle";
     // 2. Copy the bundle.
-    ProcessResult cp = runProcess(scp({"-r", "-q", req.bundleDir, target(bundle)}), left(),
-                                  req.cancel);
+    ProcessResult cp =
+        runProcess(scp({"-r", "-q", req.bundleDir, target(bundle)}), left(), req.cancel);
     if (!cp.ok()) {
       cleanup(dir);
       return failed("scp to " + m_host, cp);
@@ -261,17 +263,25 @@ public:
     // The job's own time limit backs up our timeout (whole minutes, at least one).
     long minutes = std::max(1L, static_cast<long>(std::ceil(req.timeoutSeconds / 60.0)) + 1);
     std::string script = "#!/bin/sh\n"
-                         "#SBATCH --job-name=" + req.jobName + "\n"
-                         "#SBATCH --output=" + dir + "/slurm-%j.out\n"
-                         "#SBATCH --time=" + std::to_string(minutes) + "\n"
+                         "#SBATCH --job-name=" +
+                         req.jobName +
+                         "\n"
+                         "#SBATCH --output=" +
+                         dir +
+                         "/slurm-%j.out\n"
+                         "#SBATCH --time=" +
+                         std::to_string(minutes) +
+                         "\n"
                          "#SBATCH --ntasks=1\n"
                          "#SBATCH --requeue\n";
     if (req.gpu)
       script += "#SBATCH --gres=gpu:1\n";
     if (!m_partition.empty())
       script += "#SBATCH --partition=" + m_partition + "\n";
-    script += joinQuoted(runnerCommand(req, bundle, recordPath)) + "\n"
-              "echo $? > " + shellQuote(exitPath) + "\n";
+    script += joinQuoted(runnerCommand(req, bundle, recordPath)) +
+              "\n"
+              "echo $? > " +
+              shellQuote(exitPath) + "\n";
     std::string scriptPath = dir + "/job.sh";
     {
       std::ofstream f(scriptPath);
@@ -329,8 +339,8 @@ public:
     readLog(outPath, res);
     std::string err;
     if (auto e = readFile(exitPath, err, 64))
-      if (auto code = trim(*e); !code.empty() && code.find_first_not_of("0123456789") ==
-                                                     std::string::npos)
+      if (auto code = trim(*e);
+          !code.empty() && code.find_first_not_of("0123456789") == std::string::npos)
         res.runnerExit = std::stoi(code);
     takeRecord(recordPath, res);
     if (!res.record && !state.empty())
@@ -341,9 +351,9 @@ public:
 
 private:
   static bool isActive(const std::string& state) {
-    static const char* active[] = {"PENDING",   "CONFIGURING", "RUNNING",  "COMPLETING",
-                                   "REQUEUED",  "RESIZING",    "SUSPENDED", "REQUEUE_HOLD",
-                                   "REQUEUE_FED", "SIGNALING", "STAGE_OUT"};
+    static const char* active[] = {"PENDING",     "CONFIGURING", "RUNNING",   "COMPLETING",
+                                   "REQUEUED",    "RESIZING",    "SUSPENDED", "REQUEUE_HOLD",
+                                   "REQUEUE_FED", "SIGNALING",   "STAGE_OUT"};
     for (const char* a : active)
       if (state == a)
         return true;
@@ -394,13 +404,15 @@ std::unique_ptr<Executor> makeExecutor(const std::string& spec, const ExecutorOp
     if (auto colon = rest.rfind(':'); colon != std::string::npos) {
       port = rest.substr(colon + 1);
       rest = rest.substr(0, colon);
-      if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) {
+      if (port.empty() || port.size() > 5 ||
+          port.find_first_not_of("0123456789") != std::string::npos) {
         error = "executor '" + spec + "': the port must be a number";
         return nullptr;
       }
     }
     // A host that starts with '-' would be read by ssh as an option.
-    if (rest.empty() || rest[0] == '-' || rest.find_first_of(" \t\n/'\"\\$;&|") != std::string::npos) {
+    if (rest.empty() || rest[0] == '-' ||
+        rest.find_first_of(" \t\n/'\"\\$;&|") != std::string::npos) {
       error = "executor '" + spec + "': give ssh://[USER@]HOST[:PORT]";
       return nullptr;
     }

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <functional>
-#include <optional>
 #include <limits>
+#include <optional>
 #include <regex>
 
 #ifdef CAKE_HAVE_CUDA_H
@@ -45,8 +45,8 @@ RunRecord runOnGpu(const Bundle& bundle, const RunnerOptions& options) {
   std::string error;
   void* h = openLibrary({options.libcuda}, error);
   if (!h) {
-    r.errors.push_back({"no-driver", "no NVIDIA driver (" + options.libcuda +
-                                         " not found): " + error});
+    r.errors.push_back(
+        {"no-driver", "no NVIDIA driver (" + options.libcuda + " not found): " + error});
     return r;
   }
   ::dlclose(h);
@@ -99,8 +99,8 @@ struct Driver {
   CAKE_CU_FUNCTIONS(X)
 #undef X
   bool load(void* lib, std::string& error) {
-    using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t,
-                                 CUdriverProcAddressQueryResult*);
+    using GetProc =
+        CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
     auto getProc = reinterpret_cast<GetProc>(::dlsym(lib, "cuGetProcAddress_v2"));
     if (!getProc) {
       error = "the driver has no cuGetProcAddress_v2 (a CUDA 12.0 or newer driver is needed)";
@@ -109,10 +109,10 @@ struct Driver {
 #define X(f)                                                                                       \
   {                                                                                                \
     CUdriverProcAddressQueryResult q{};                                                            \
-    if (getProc(#f, reinterpret_cast<void**>(&this->f), 12000, CU_GET_PROC_ADDRESS_DEFAULT,      \
-                &q) != CUDA_SUCCESS ||                                                             \
+    if (getProc(#f, reinterpret_cast<void**>(&this->f), 12000, CU_GET_PROC_ADDRESS_DEFAULT, &q) != \
+            CUDA_SUCCESS ||                                                                        \
         !this->f) {                                                                                \
-      error = std::string("the driver lacks ") + #f;                                              \
+      error = std::string("the driver lacks ") + #f;                                               \
       return false;                                                                                \
     }                                                                                              \
   }
@@ -329,7 +329,7 @@ private:
   CUstream m_stream = nullptr;
   CUevent m_start = nullptr, m_stop = nullptr;
   int m_sms = 0, m_l2 = 0;
-  std::vector<CUdeviceptr> m_buf; ///< per bundle buffer
+  std::vector<CUdeviceptr> m_buf;  ///< per bundle buffer
   std::vector<std::string> m_host; ///< current input bytes per buffer (inputs/state)
   CUdeviceptr m_flush = 0, m_ref = 0, m_baselineOut = 0;
   std::vector<CUtensorMap> m_maps;
@@ -488,9 +488,8 @@ bool GpuRun::launch() {
   std::int64_t clusterSize = l.cluster[0] * l.cluster[1] * l.cluster[2];
   std::int64_t grid = l.tileCount;
   if (l.persistent) // one CTA per SM at most, whole clusters
-    grid = std::max<std::int64_t>(clusterSize,
-                                  std::min<std::int64_t>(l.tileCount, m_sms) / clusterSize *
-                                      clusterSize);
+    grid = std::max<std::int64_t>(clusterSize, std::min<std::int64_t>(l.tileCount, m_sms) /
+                                                   clusterSize * clusterSize);
   CUlaunchAttribute attrs[2];
   unsigned n = 0;
   if (clusterSize > 1) {
@@ -550,7 +549,8 @@ bool GpuRun::gemmReference(CUdeviceptr out, cudaDataType outType) {
       static_cast<int>(g.k), &beta, reinterpret_cast<void*>(out), outType, static_cast<int>(g.n),
       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (s != CUBLAS_STATUS_SUCCESS) {
-    m_r.errors.push_back({"oracle-failed", "cublasGemmEx failed (status " + std::to_string(s) + ")"});
+    m_r.errors.push_back(
+        {"oracle-failed", "cublasGemmEx failed (status " + std::to_string(s) + ")"});
     m_failed = true;
     return false;
   }
@@ -618,8 +618,7 @@ std::vector<double> GpuRun::timeLoop(const std::function<bool()>& call, std::siz
   // Warm-up: at least 25 ms and 3 launches.
   auto w0 = Clock::now();
   std::size_t launches = 0;
-  while (!warmupDone(lim, launches,
-                     std::chrono::duration<double>(Clock::now() - w0).count())) {
+  while (!warmupDone(lim, launches, std::chrono::duration<double>(Clock::now() - w0).count())) {
     if (!call() || !ok(m_cu.cuStreamSynchronize(m_stream), "warm-up"))
       return {};
     ++launches;
@@ -772,8 +771,8 @@ void GpuRun::run(void* lib) {
         auto bs = timeLoop([&] { return gemmReference(m_baselineOut, *ct); }, bd, bstop);
         if (m_failed)
           return;
-        m_r.baseline = Baseline{"cublasGemmEx " + m_b.buffer(m_gemm->a)->dtype + " -> " +
-                                    C->dtype + " (f32 compute)",
+        m_r.baseline = Baseline{"cublasGemmEx " + m_b.buffer(m_gemm->a)->dtype + " -> " + C->dtype +
+                                    " (f32 compute)",
                                 summarize(bs).median};
       }
     }
@@ -794,7 +793,8 @@ void GpuRun::run(void* lib) {
   for (std::size_t i = 0; i < m_b.buffers.size(); ++i)
     if (m_b.buffers[i].role == "output" && first[i] != second[i]) {
       m_r.errors.push_back({"nondeterministic", "two launches on the same inputs wrote different "
-                                                "bits to " + m_b.buffers[i].name});
+                                                "bits to " +
+                                                    m_b.buffers[i].name});
       return;
     }
   m_r.correct = m_gemm && m_haveBlas ? std::optional<bool>(true) : std::nullopt;
@@ -807,8 +807,8 @@ RunRecord runOnGpu(const Bundle& bundle, const RunnerOptions& options) {
   std::string error;
   void* lib = openLibrary({options.libcuda}, error);
   if (!lib) {
-    r.errors.push_back({"no-driver", "no NVIDIA driver (" + options.libcuda +
-                                         " not found): " + error});
+    r.errors.push_back(
+        {"no-driver", "no NVIDIA driver (" + options.libcuda + " not found): " + error});
     return r;
   }
   {

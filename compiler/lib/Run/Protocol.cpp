@@ -128,9 +128,8 @@ Comparison compareTimes(const Stats& candidate, const Stats& reference) {
   if (diff <= c.noise || overlap) {
     c.verdict = Verdict::Ambiguous;
     char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "difference %.2f%% within noise %.2f%%%s", diff * 100, c.noise * 100,
-                  overlap ? " (interquartile ranges overlap)" : "");
+    std::snprintf(buf, sizeof buf, "difference %.2f%% within noise %.2f%%%s", diff * 100,
+                  c.noise * 100, overlap ? " (interquartile ranges overlap)" : "");
     c.why = buf;
     return c;
   }

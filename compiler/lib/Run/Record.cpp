@@ -22,8 +22,8 @@ std::optional<json::Value> parseJson(const std::string& text, const std::string&
     if (!diags.diagnostics().empty()) {
       const Diagnostic& d = diags.diagnostics().front();
       LineColumn lc = sources.lineColumn(file, d.range.begin);
-      error = name + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " +
-              d.message;
+      error =
+          name + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " + d.message;
     } else {
       error = name + ": not a JSON document";
     }
@@ -265,8 +265,9 @@ Comparison compareRecords(const RunRecord& candidate, const RunRecord& reference
 
 namespace cake::run {
 
-std::optional<std::string> addMeasurement(const std::string& existing, const std::string& kernelPath,
-                                          const RunRecord& r, std::string& error) {
+std::optional<std::string> addMeasurement(const std::string& existing,
+                                          const std::string& kernelPath, const RunRecord& r,
+                                          std::string& error) {
   if (!r.correct.value_or(false) || !r.errors.empty()) {
     error = "only a correct run is a measurement (this record is " +
             std::string(!r.errors.empty() ? r.errors.front().code : "not checked") + ")";
@@ -294,8 +295,9 @@ std::optional<std::string> addMeasurement(const std::string& existing, const std
   }
   json::Writer w;
   w.beginObject();
-  w.key("$comment").value("Measured runs for `cake calibrate` (written by `cake run "
-                          "--measurements`). SPDX-License-Identifier: GPL-3.0-or-later");
+  w.key("$comment")
+      .value("Measured runs for `cake calibrate` (written by `cake run "
+             "--measurements`). SPDX-License-Identifier: GPL-3.0-or-later");
   w.key("target").value(target);
   w.key("measurements").beginArray();
   if (doc)

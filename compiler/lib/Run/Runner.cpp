@@ -48,7 +48,9 @@ std::uint16_t toBf16(float f) {
   return static_cast<std::uint16_t>(u >> 16);
 }
 
-float fromBf16(std::uint16_t h) { return std::bit_cast<float>(std::uint32_t(h) << 16); }
+float fromBf16(std::uint16_t h) {
+  return std::bit_cast<float>(std::uint32_t(h) << 16);
+}
 
 std::uint16_t toF16(float f) {
   if (std::isnan(f))
@@ -234,7 +236,9 @@ CpuDevice& cpuDevice() {
 }
 } // namespace
 
-void setCpuDevice(CpuDevice device) { cpuDevice() = std::move(device); }
+void setCpuDevice(CpuDevice device) {
+  cpuDevice() = std::move(device);
+}
 
 RunRecord runOnCpu(const Bundle& bundle, const RunnerOptions& options) {
   if (cpuDevice())

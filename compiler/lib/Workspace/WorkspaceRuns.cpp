@@ -1,10 +1,10 @@
 // The workspace store's run records (migration 3): `cake run --workspace` appends one row per
 // run, with an audit entry, and the Runs views and calibration read them back.
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "cake/Workspace/Workspace.h"
 #include "WorkspaceInternal.h"
 #include "cake/Support/Json.h"
 #include "cake/Support/SourceManager.h"
+#include "cake/Workspace/Workspace.h"
 
 namespace cake::ws {
 
@@ -59,10 +59,10 @@ Expected<std::int64_t> Workspace::addRun(const RunRow& run, const std::string& a
 }
 
 Expected<std::vector<RunRow>> Workspace::runs(const std::string& kernel) {
-  auto stmt = m_db->prepare("SELECT id, kernel, source_path, schedule_hash, target, device, "
-                            "executor, workload, correct, record, created_at FROM runs" +
-                            std::string(kernel.empty() ? "" : " WHERE kernel = ?1") +
-                            " ORDER BY id");
+  auto stmt =
+      m_db->prepare("SELECT id, kernel, source_path, schedule_hash, target, device, "
+                    "executor, workload, correct, record, created_at FROM runs" +
+                    std::string(kernel.empty() ? "" : " WHERE kernel = ?1") + " ORDER BY id");
   if (stmt && !kernel.empty())
     stmt->bind(1, kernel);
   if (!stmt)

@@ -41,7 +41,7 @@ struct ExecRequest {
   std::vector<std::string> runnerArgs;
   double timeoutSeconds = 600; ///< whole run, queue wait included
   const std::atomic<bool>* cancel = nullptr;
-  bool gpu = true;          ///< ask the scheduler for a GPU (Slurm: --gres=gpu:1)
+  bool gpu = true; ///< ask the scheduler for a GPU (Slurm: --gres=gpu:1)
   std::string jobName = "cake-run";
 };
 
@@ -51,9 +51,9 @@ struct ExecResult {
   int runnerExit = -1;             ///< the runner's exit code, when known
   bool timedOut = false;
   bool cancelled = false;
-  std::string error; ///< why the executor failed (no record), empty otherwise
-  std::string log;   ///< the runner's standard error, ssh/scp messages, the Slurm output file
-  std::string jobId; ///< Slurm job id; ssh: the remote work directory
+  std::string error;     ///< why the executor failed (no record), empty otherwise
+  std::string log;       ///< the runner's standard error, ssh/scp messages, the Slurm output file
+  std::string jobId;     ///< Slurm job id; ssh: the remote work directory
   std::string remotePid; ///< ssh: the runner's pid on the host (for tests of cancel)
 };
 

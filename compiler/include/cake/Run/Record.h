@@ -21,12 +21,12 @@ struct RunError {
 };
 
 struct DeviceInfo {
-  std::string name;                   ///< e.g. "NVIDIA H200"
-  std::optional<std::string> sm;      ///< "sm_90" (what the device is), null when unknown
-  std::optional<double> smClockMHz;   ///< mean SM clock over the accepted samples (NVML)
+  std::string name;                 ///< e.g. "NVIDIA H200"
+  std::optional<std::string> sm;    ///< "sm_90" (what the device is), null when unknown
+  std::optional<double> smClockMHz; ///< mean SM clock over the accepted samples (NVML)
   std::optional<double> defaultClockMHz;
   std::optional<double> memClockMHz;
-  std::optional<std::string> driver;  ///< driver version, "12.8" from cuDriverGetVersion
+  std::optional<std::string> driver; ///< driver version, "12.8" from cuDriverGetVersion
 };
 
 struct Baseline {
@@ -64,13 +64,13 @@ std::optional<RunRecord> parseRecord(const std::string& text, std::string& error
 
 /// Exit codes of `cake-run` (and `cake run`), documented in docs/runs.md.
 enum ExitCode : int {
-  kExitCorrect = 0,      ///< ran, output matched the oracle
-  kExitIncorrect = 1,    ///< ran, output did not match (or a run-time failure of the kernel)
-  kExitUsage = 2,        ///< bad arguments or an unreadable / invalid bundle
-  kExitNoDriver = 3,     ///< no NVIDIA driver (libcuda.so.1 not found) or no device
-  kExitTargetRefused = 4,///< the device cannot run the bundle's target
-  kExitExecutor = 5,     ///< the executor failed (ssh, Slurm), timed out or was cancelled
-  kExitUnchecked = 6,    ///< ran without errors, but no oracle exists for the workload yet
+  kExitCorrect = 0,       ///< ran, output matched the oracle
+  kExitIncorrect = 1,     ///< ran, output did not match (or a run-time failure of the kernel)
+  kExitUsage = 2,         ///< bad arguments or an unreadable / invalid bundle
+  kExitNoDriver = 3,      ///< no NVIDIA driver (libcuda.so.1 not found) or no device
+  kExitTargetRefused = 4, ///< the device cannot run the bundle's target
+  kExitExecutor = 5,      ///< the executor failed (ssh, Slurm), timed out or was cancelled
+  kExitUnchecked = 6,     ///< ran without errors, but no oracle exists for the workload yet
 };
 /// The exit code that a record's first error maps to (kExitCorrect when none and correct).
 int exitCodeFor(const RunRecord& record);
@@ -84,7 +84,8 @@ Comparison compareRecords(const RunRecord& candidate, const RunRecord& reference
 /// measured_us being the record's median. `kernelPath` is the kernel file as the measurements
 /// file should name it (relative to the file's folder). Only a correct, timed record of the file's
 /// target is added; otherwise nullopt with `error`.
-std::optional<std::string> addMeasurement(const std::string& existing, const std::string& kernelPath,
-                                          const RunRecord& record, std::string& error);
+std::optional<std::string> addMeasurement(const std::string& existing,
+                                          const std::string& kernelPath, const RunRecord& record,
+                                          std::string& error);
 
 } // namespace cake::run
