@@ -129,6 +129,8 @@ private slots:
   void encodeDecode_data();
   void encodeDecode();
   void tolerance();
+  void gemms_data();
+  void gemms();
   void noDriver();
   void measurements();
   void executorSpecs_data();
@@ -560,6 +562,56 @@ void TestRun::tolerance() {
   QCOMPARE(nan.failed, std::size_t(1));
   QCOMPARE(nan.nans, std::size_t(1));
   QVERIFY(!checkClose({}, {}, 1, 1).ok()); // nothing checked is not a pass
+}
+
+void TestRun::gemms_data() {
+  QTest::addColumn<QString>("op");
+  QTest::addColumn<QString>("bShape"); // "N,K" or "K,N"
+  QTest::addColumn<QString>("expect"); // "" none, else "m n k bKN"
+  QTest::newRow("TN") << "C[m, n] = sum_k A[m, k] * B[n, k]"
+                      << "48,32"
+                      << "64 48 32 0";
+  QTest::newRow("TN with comment") << "C[m, n] = sum_k A[m, k] * B[n, k] (a warp-specialized GEMM)"
+                                   << "48,32"
+                                   << "64 48 32 0";
+  QTest::newRow("NN") << "C[m, n] = sum_k A[m, k] * B[k, n] (B stored row-major [K, N])"
+                      << "32,48"
+                      << "64 48 32 1";
+  QTest::newRow("TN with B of K x N shape") << "C[m, n] = sum_k A[m, k] * B[n, k]"
+                                            << "32,48"
+                                            << "";
+  QTest::newRow("trailing junk") << "C[m, n] = sum_k A[m, k] * B[n, k] + bias"
+                                 << "48,32"
+                                 << "";
+  QTest::newRow("not a GEMM") << "Y[r, c] = exp(X[r, c])"
+                              << "48,32"
+                              << "";
+  QTest::newRow("unknown buffer") << "C[m, n] = sum_k A[m, k] * W[n, k]"
+                                  << "48,32"
+                                  << "";
+}
+
+void TestRun::gemms() {
+  QFETCH(QString, op);
+  QFETCH(QString, bShape);
+  QFETCH(QString, expect);
+  Bundle b;
+  b.workloadText = "{\"operator\": \"" + op.toStdString() + "\"}";
+  auto dims = bShape.split(',');
+  b.buffers = {{"A", "bf16", {64, 32}, "input", 16},
+               {"B", "bf16", {dims[0].toLongLong(), dims[1].toLongLong()}, "input", 16},
+               {"C", "f32", {64, 48}, "output", 16}};
+  auto g = gemmContract(b);
+  if (expect.isEmpty()) {
+    QVERIFY(!g);
+    return;
+  }
+  QVERIFY(g);
+  QCOMPARE(QString("%1 %2 %3 %4").arg(g->m).arg(g->n).arg(g->k).arg(int(g->bKN)), expect);
+  QCOMPARE(g->a + g->b + g->c, std::string("ABC"));
+  // A and B of different dtypes are not one cuBLAS call.
+  b.buffers[1].dtype = "f16";
+  QVERIFY(!gemmContract(b));
 }
 
 void TestRun::noDriver() {

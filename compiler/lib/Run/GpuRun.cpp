@@ -14,7 +14,6 @@
 #include <functional>
 #include <limits>
 #include <optional>
-#include <regex>
 
 #ifdef CAKE_HAVE_CUDA_H
 #include <cublas_api.h>
@@ -249,29 +248,6 @@ CUtensorMapSwizzle swizzleOf(const std::string& s) {
   return CU_TENSOR_MAP_SWIZZLE_NONE;
 }
 
-/// `C[m, n] = sum_k A[m, k] * B[n, k]` (B given N x K, "TN"), the corpus GEMM contract.
-struct GemmShape {
-  std::string a, b, c;
-  std::int64_t m = 0, n = 0, k = 0;
-};
-
-std::optional<GemmShape> gemmOf(const Bundle& b, const std::string& op) {
-  static const std::regex re(R"(^\s*(\w+)\[m, n\] = sum_k (\w+)\[m, k\] \* (\w+)\[n, k\]\s*$)");
-  std::smatch mm;
-  if (!std::regex_match(op, mm, re))
-    return std::nullopt;
-  GemmShape g{mm[2], mm[3], mm[1]};
-  const BundleBuffer *A = b.buffer(g.a), *B = b.buffer(g.b), *C = b.buffer(g.c);
-  if (!A || !B || !C || A->shape.size() != 2 || B->shape.size() != 2 || C->shape.size() != 2)
-    return std::nullopt;
-  g.m = A->shape[0];
-  g.k = A->shape[1];
-  g.n = B->shape[0];
-  if (B->shape[1] != g.k || C->shape[0] != g.m || C->shape[1] != g.n || A->dtype != B->dtype)
-    return std::nullopt;
-  return g;
-}
-
 std::optional<cudaDataType> blasType(const std::string& dtype) {
   if (dtype == "bf16")
     return CUDA_R_16BF;
@@ -333,7 +309,7 @@ private:
   std::vector<std::string> m_host; ///< current input bytes per buffer (inputs/state)
   CUdeviceptr m_flush = 0, m_ref = 0, m_baselineOut = 0;
   std::vector<CUtensorMap> m_maps;
-  std::optional<GemmShape> m_gemm;
+  std::optional<GemmContract> m_gemm;
   Cublas m_blas;
   bool m_haveBlas = false;
   Nvml m_nvml;
@@ -370,7 +346,6 @@ bool GpuRun::setup() {
   if (!ok(m_cu.cuCtxSetCurrent(m_ctx), "cuCtxSetCurrent"))
     return false;
   // The image: a cubin as is, PTX JIT-compiled by the driver (with its log on failure).
-  std::string err;
   std::string image;
   {
     std::FILE* f = std::fopen((m_b.dir + "/" + m_b.image).c_str(), "rb");
@@ -531,7 +506,7 @@ bool GpuRun::download(std::vector<std::string>& outputs) {
 }
 
 bool GpuRun::gemmReference(CUdeviceptr out, cudaDataType outType) {
-  const GemmShape& g = *m_gemm;
+  const GemmContract& g = *m_gemm;
   auto idx = [&](const std::string& name) {
     std::size_t i = 0;
     while (m_b.buffers[i].name != name)
@@ -540,14 +515,16 @@ bool GpuRun::gemmReference(CUdeviceptr out, cudaDataType outType) {
   };
   cudaDataType ab = *blasType(m_b.buffers[idx(g.a)].dtype);
   float alpha = 1, beta = 0;
-  // Row-major C (M x N) is column-major C^T (N x M) = B (N x K row-major, read transposed) x
-  // A^T (A is M x K row-major = K x M column-major).
+  // Row-major C (M x N) is column-major C^T (N x M) = B' x A^T, where A (M x K row-major) is
+  // A^T column-major with ld K, and B' is B^T: N x K row-major read transposed (ld K), or
+  // K x N row-major = N x K column-major as it is (ld N).
   cublasStatus_t s = m_blas.gemmEx(
-      m_blas.handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(g.n), static_cast<int>(g.m),
-      static_cast<int>(g.k), &alpha, reinterpret_cast<const void*>(m_buf[idx(g.b)]), ab,
-      static_cast<int>(g.k), reinterpret_cast<const void*>(m_buf[idx(g.a)]), ab,
-      static_cast<int>(g.k), &beta, reinterpret_cast<void*>(out), outType, static_cast<int>(g.n),
-      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      m_blas.handle, g.bKN ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(g.n),
+      static_cast<int>(g.m), static_cast<int>(g.k), &alpha,
+      reinterpret_cast<const void*>(m_buf[idx(g.b)]), ab, static_cast<int>(g.bKN ? g.n : g.k),
+      reinterpret_cast<const void*>(m_buf[idx(g.a)]), ab, static_cast<int>(g.k), &beta,
+      reinterpret_cast<void*>(out), outType, static_cast<int>(g.n), CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT);
   if (s != CUBLAS_STATUS_SUCCESS) {
     m_r.errors.push_back(
         {"oracle-failed", "cublasGemmEx failed (status " + std::to_string(s) + ")"});
@@ -578,7 +555,7 @@ bool GpuRun::check(const char* when) {
     }
     return true;
   }
-  const GemmShape& g = *m_gemm;
+  const GemmContract& g = *m_gemm;
   std::size_t c = 0;
   while (m_b.buffers[c].name != g.c)
     ++c;
@@ -721,12 +698,7 @@ void GpuRun::run(void* lib) {
   }
   if (!setup())
     return;
-  auto contract = [&]() -> std::string {
-    std::smatch mm;
-    static const std::regex op(R"re("operator"\s*:\s*"([^"]*)")re");
-    return std::regex_search(m_b.workloadText, mm, op) ? std::string(mm[1]) : std::string();
-  }();
-  m_gemm = gemmOf(m_b, contract);
+  m_gemm = gemmContract(m_b);
   if (m_gemm && blasType(m_b.buffer(m_gemm->a)->dtype)) {
     m_haveBlas = m_blas.load(m_stream);
     if (!m_haveBlas)

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <regex>
+
+#include "RunJson.h"
 
 namespace cake::run {
 
@@ -227,6 +230,31 @@ CheckResult checkClose(const std::vector<double>& out, const std::vector<double>
     }
   }
   return c;
+}
+
+std::optional<GemmContract> gemmContract(const Bundle& b) {
+  std::string error;
+  auto doc = detail::parseJson(b.workloadText, "workload", error);
+  if (!doc || !doc->isObject())
+    return std::nullopt;
+  std::string op = detail::str(*doc, "operator").value_or("");
+  static const std::regex re(
+      R"(^\s*(\w+)\[m, n\] = sum_k (\w+)\[m, k\] \* (\w+)\[(n, k|k, n)\](\s*|\s+\(.*\))$)");
+  std::smatch mm;
+  if (!std::regex_match(op, mm, re))
+    return std::nullopt;
+  GemmContract g{mm[2], mm[3], mm[1]};
+  g.bKN = mm[4] == "k, n";
+  const BundleBuffer *A = b.buffer(g.a), *B = b.buffer(g.b), *C = b.buffer(g.c);
+  if (!A || !B || !C || A->shape.size() != 2 || B->shape.size() != 2 || C->shape.size() != 2)
+    return std::nullopt;
+  g.m = A->shape[0];
+  g.k = A->shape[1];
+  g.n = B->shape[g.bKN ? 1 : 0];
+  if (B->shape[g.bKN ? 0 : 1] != g.k || C->shape[0] != g.m || C->shape[1] != g.n ||
+      A->dtype != B->dtype)
+    return std::nullopt;
+  return g;
 }
 
 namespace {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace cake::run {
@@ -42,6 +43,17 @@ std::vector<double> generateInputs(std::size_t count, std::uint64_t seed);
 bool encode(const std::vector<double>& values, const std::string& dtype, std::string& bytes);
 /// Decodes `dtype` bytes; NaN stays NaN.
 bool decode(const std::string& bytes, const std::string& dtype, std::vector<double>& values);
+
+/// A GEMM workload the runner can check with cuBLAS: the contract's operator is
+/// `C[m, n] = sum_k A[m, k] * B[n, k]` (B given N x K) or `... * B[k, n]` (B given K x N), all
+/// row-major, optionally followed by a parenthesised comment, and the bundle's buffers have the
+/// matching 2-D shapes with A and B of one dtype.
+struct GemmContract {
+  std::string a, b, c;
+  std::int64_t m = 0, n = 0, k = 0;
+  bool bKN = false; ///< B is K x N
+};
+std::optional<GemmContract> gemmContract(const Bundle& bundle);
 
 /// Element-wise check against a reference: |x - r| <= atol + rtol * |r|, NaN always fails.
 struct CheckResult {
