@@ -596,6 +596,23 @@ void printHelp(const std::string& topic) {
                "  delta of predicted time and bottleneck, shared memory, registers, stages, and\n"
                "  the generated PTX (LLVM path). --target T costs and lowers both on T.\n"
                "  exit: 0 no semantic difference, 1 different, 2 usage, I/O or parse error\n"},
+      {"run",
+       "cake run FILE [--device gpu|cpu] [--executor local|ssh://HOST|slurm[:PARTITION]]\n"
+       "         [--timeout S] [--format text|json] [--workload CONTRACT.json] [--bundle DIR]\n"
+       "         [--bundle-only] [--keep] [--runner PATH] [--ssh-config FILE]\n"
+       "         [--shared-dir DIR] [--remote-tmp DIR] [--workspace WS] [--measurements FILE]\n"
+       "  Builds a run bundle (cubin via ptxas for sm_80/sm_90a, via nvcc for sm_100a;\n"
+       "  lowering metadata; the workload contract, from the corpus manifest unless given)\n"
+       "  and runs it with `cake-run` through the executor: local; ssh (system ssh/scp, the\n"
+       "  runner at --runner or $CAKE_RUNNER on the host, default this cake's cake-run path);\n"
+       "  slurm (sbatch --parsable, --gres=gpu:1, squeue polling, scancel on timeout or\n"
+       "  Ctrl-C; the bundle goes to --shared-dir or $CAKE_SLURM_SHARED_DIR). Prints the run\n"
+       "  record; --workspace stores it, --measurements adds it for `cake calibrate`.\n"
+       "  See docs/runs.md. exit: 0 correct, 1 incorrect or not built, 2 usage, 3 no driver\n"
+       "  or device, 4 target refused, 5 executor failed/timeout/cancel, 6 no oracle\n"},
+      {"runs", "cake runs --workspace WS [--kernel NAME] [--format text|json]\n"
+               "  The run records `cake run --workspace` stored, oldest first (JSON: each\n"
+               "  record verbatim).\n"},
       {"cost", "cake cost FILE [--format text|json] [--no-hints] [--calibration DIR]\n"
                "  Predicted kernel time with bounds, the bottleneck (memory-, tensor-, compute-,\n"
                "  latency/sync- or occupancy-bound) attributed to operations and roles, roofline\n"
@@ -687,6 +704,8 @@ void printHelp(const std::string& topic) {
              "  calibrate   fit the cost model to measured runs\n"
              "  diff        semantic diff of two kernels (operations, findings, cost, PTX)\n"
              "  lower       lower a kernel to metadata, LLVM IR, PTX, CUDA C++ or a cubin\n"
+             "  run         run a kernel on a GPU (local, ssh, Slurm) and print its run record\n"
+             "  runs        the run records stored in a workspace\n"
              "  workspace   create a workspace (the store of approved data and its audit log)\n"
              "  revisions   the workspace's revisions and what each changed\n"
              "  revision    revert the workspace to an earlier revision (a recorded act)\n"
@@ -743,6 +762,10 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdDiff(argv0, args);
   if (cmd == "lower")
     return cmdLower(argv0, args);
+  if (cmd == "run")
+    return cmdRun(argv0, args);
+  if (cmd == "runs")
+    return cmdRuns(argv0, args);
   if (cmd == "workspace")
     return cmdWorkspace(argv0, args);
   if (cmd == "revisions")
@@ -759,9 +782,9 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdEvolve(argv0, args);
   std::vector<std::string> commands{"check",     "fmt",     "primitives", "targets",   "corpus",
                                     "gate",      "explain", "rules",      "trace",     "cost",
-                                    "calibrate", "diff",    "lower",      "workspace", "revisions",
-                                    "revision",  "audit",   "proposal",   "campaign",  "evolve",
-                                    "version",   "help"};
+                                    "calibrate", "diff",    "lower",      "run",       "runs",
+                                    "workspace", "revisions", "revision", "audit",     "proposal",
+                                    "campaign",  "evolve",  "version",    "help"};
   std::string msg = "unknown command '" + cmd + "'";
   if (auto guess = closestMatch(cmd, commands))
     msg += "; did you mean '" + *guess + "'?";

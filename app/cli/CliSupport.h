@@ -83,6 +83,10 @@ int cmdCost(const std::string& argv0, const std::vector<std::string>& args);
 int cmdDiff(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdLower(const std::string& argv0, const std::vector<std::string>& args);
+/// `cake run` (CliRun.cpp): bundle, executor, record.
+int cmdRun(const std::string& argv0, const std::vector<std::string>& args);
+/// `cake runs --workspace WS`: the stored run records.
+int cmdRuns(const std::string& argv0, const std::vector<std::string>& args);
 int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& args);
 /// `cake proposal status|approve|reject|request-changes|comment` (`sub`), arguments parsed.

@@ -139,50 +139,59 @@ void TestWorkspace::createAndReopen() {
 }
 
 void TestWorkspace::migratesOlderSchema() {
-  QTemporaryDir dir;
-  {
-    Workspace w = create(dir);
-    QVERIFY(w.installRevision({newPrimitive("ew.one")}, "alice", "first"));
-  }
   const auto latest = static_cast<int>(Workspace::migrations().size());
-  QVERIFY(latest >= 2);
-  // Make it a database of version N-1: the last migration's tables gone (read from its SQL, in
-  // reverse order of creation so references go first), the version lowered.
-  std::string drop;
-  std::vector<std::string> dropped;
-  std::string_view sql = Workspace::migrations().back().sql;
-  for (std::size_t at = 0; (at = sql.find("CREATE TABLE ", at)) != std::string_view::npos;) {
-    at += 13;
-    std::size_t end = sql.find_first_of("( ", at);
-    dropped.emplace_back(sql.substr(at, end - at));
-    drop = "DROP TABLE " + dropped.back() + "; " + drop;
-  }
-  QVERIFY(!drop.empty());
-  rawSql(dbPath(dir), drop + "PRAGMA user_version = " + std::to_string(latest - 1) + ";");
-  auto w = Workspace::open(dir.path().toStdString(), OpenMode::MustExist);
-  QVERIFY2(w, w ? "" : w.error().text().c_str());
-  // The migration ran: its tables exist, the version is the latest, the data are kept.
-  ProposalRecord p{sha256Hex("p"), "props/p", FileKind::Primitive, "t", R"({"kind":"human"})"};
-  QVERIFY(w->registerProposal(p, "alice"));
-  QCOMPARE(w->proposals()->size(), std::size_t(1));
-  QCOMPARE(*w->head(), 2);
-  QVERIFY(w->verifyAudit()->ok);
-  sqlite3* db = nullptr;
-  sqlite3_open(dbPath(dir).c_str(), &db);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
-  QCOMPARE(sqlite3_step(st), SQLITE_ROW);
-  QCOMPARE(sqlite3_column_int(st, 0), latest);
-  sqlite3_finalize(st);
-  for (const std::string& table : dropped) {
-    std::string q = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
-                    table + "'";
-    sqlite3_prepare_v2(db, q.c_str(), -1, &st, nullptr);
+  QVERIFY(latest >= 4);
+  // Databases of every older version: the later migrations' tables gone (read from their SQL,
+  // in reverse order of creation so references go first), the version lowered.
+  for (int from = 1; from < latest; ++from) {
+    QTemporaryDir dir;
+    {
+      Workspace w = create(dir);
+      QVERIFY(w.installRevision({newPrimitive("ew.one")}, "alice", "first"));
+    }
+    std::string drop;
+    std::vector<std::string> dropped;
+    for (int m = from; m < latest; ++m) { // migrations()[m] is version m + 1
+      std::string_view sql = Workspace::migrations()[static_cast<std::size_t>(m)].sql;
+      for (std::size_t at = 0; (at = sql.find("CREATE TABLE ", at)) != std::string_view::npos;) {
+        at += 13;
+        std::size_t end = sql.find_first_of("( ", at);
+        dropped.emplace_back(sql.substr(at, end - at));
+        drop = "DROP TABLE " + dropped.back() + "; " + drop;
+      }
+    }
+    QVERIFY(!drop.empty());
+    rawSql(dbPath(dir), drop + "PRAGMA user_version = " + std::to_string(from) + ";");
+    auto w = Workspace::open(dir.path().toStdString(), OpenMode::MustExist);
+    QVERIFY2(w, w ? "" : w.error().text().c_str());
+    // The migrations ran: their tables exist, the version is the latest, the data are kept.
+    ProposalRecord p{sha256Hex("p"), "props/p", FileKind::Primitive, "t", R"({"kind":"human"})"};
+    QVERIFY(w->registerProposal(p, "alice"));
+    QCOMPARE(w->proposals()->size(), std::size_t(1));
+    QCOMPARE(*w->head(), 2);
+    RunRow run;
+    run.kernel = "k";
+    run.record = R"({"kernel": "k"})";
+    QVERIFY(w->addRun(run, "alice"));
+    QCOMPARE(w->runs()->size(), std::size_t(1));
+    QVERIFY(w->verifyAudit()->ok);
+    sqlite3* db = nullptr;
+    sqlite3_open(dbPath(dir).c_str(), &db);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr);
     QCOMPARE(sqlite3_step(st), SQLITE_ROW);
-    QVERIFY2(sqlite3_column_int(st, 0) == 1, table.c_str());
+    QCOMPARE(sqlite3_column_int(st, 0), latest);
     sqlite3_finalize(st);
+    for (const std::string& table : dropped) {
+      std::string q = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
+                      table + "'";
+      sqlite3_prepare_v2(db, q.c_str(), -1, &st, nullptr);
+      QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+      QVERIFY2(sqlite3_column_int(st, 0) == 1, table.c_str());
+      sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
   }
-  sqlite3_close(db);
 }
 
 void TestWorkspace::refusesNewerSchema() {

@@ -158,10 +158,29 @@ CREATE TRIGGER candidates_no_delete BEFORE DELETE ON candidates
   BEGIN SELECT RAISE(ABORT, 'imported candidates are immutable'); END;
 )sql";
 
+// Migration 4: GPU (and CPU device) run records, as `cake run` stores them (docs/runs.md). The
+// record is kept verbatim; the columns are what the Runs dock and `cake calibrate` select by.
+constexpr std::string_view kSchema4 = R"sql(
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  kernel TEXT NOT NULL,
+  source_path TEXT NOT NULL,
+  schedule_hash TEXT NOT NULL,
+  target TEXT NOT NULL,
+  device TEXT NOT NULL,
+  executor TEXT NOT NULL,
+  workload TEXT NOT NULL,
+  correct INTEGER CHECK (correct IN (0, 1)),
+  record TEXT NOT NULL,
+  created_at TEXT NOT NULL) STRICT;
+CREATE INDEX runs_by_kernel ON runs(kernel);
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, "revisions of the approved overlay, file store, head, audit log", kSchema1},
     {2, "proposals, evaluations, votes, gate acceptances", kSchema2},
     {3, "campaigns, candidates and their assessments", kSchema3},
+    {4, "run records", kSchema4},
 };
 
 Error invalid(std::string message) {

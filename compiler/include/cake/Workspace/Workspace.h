@@ -189,6 +189,22 @@ struct CandidateRecord {
   std::string importedAt;
 };
 
+/// One stored run record (`cake run --workspace`): the record JSON verbatim plus the columns it
+/// is selected by.
+struct RunRow {
+  std::int64_t id = 0;
+  std::string kernel;
+  std::string sourcePath; ///< the kernel file the run was built from
+  std::string scheduleHash;
+  std::string target;
+  std::string device;   ///< device name ("NVIDIA H200"), or "cpu", or "none" (no run happened)
+  std::string executor; ///< local, ssh://HOST, slurm[:PARTITION]
+  std::string workload;
+  std::optional<bool> correct;
+  std::string record; ///< the run record (JSON, docs/runs.md)
+  std::string createdAt;
+};
+
 /// One schema migration: applied in order, `PRAGMA user_version` counts those applied.
 struct Migration {
   int version;
@@ -312,6 +328,14 @@ public:
   Expected<std::vector<CandidateRecord>> candidates(const std::string& campaign);
   /// The stored kernel text with that SHA-256 (nullopt when none).
   Expected<std::optional<std::string>> blob(const std::string& sha256);
+
+  // --- Run records ------------------------------------------------------------------------
+
+  /// Stores a run record (`record` must be a JSON document); audit act "run.record" with the
+  /// kernel as subject. Returns its id.
+  Expected<std::int64_t> addRun(const RunRow& run, const std::string& actor);
+  /// All runs (or those of `kernel`), oldest first.
+  Expected<std::vector<RunRow>> runs(const std::string& kernel = {});
 
 private:
   Workspace();
