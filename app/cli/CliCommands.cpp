@@ -11,6 +11,7 @@
 #include "cake/Driver/Reports.h"
 #include "cake/Driver/Sarif.h"
 #include "cake/IR/Printer.h"
+#include "cake/Interp/Run.h"
 #include "cake/Parse/Parser.h"
 #include "cake/Support/StringUtil.h"
 
@@ -426,6 +427,37 @@ int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 // ------------------------------------------------------------------ corpus
+namespace {
+/// Why the CPU run of a case (small shapes) does not match its `expect.run`; empty when it does.
+std::string runProblem(const driver::Compiler& compiler, const driver::CorpusCase& c,
+                       const std::string& path, const std::string& text,
+                       const std::string& workload) {
+  interp::RunResult r = interp::runOnCpu(compiler, path, text, workload);
+  if (!r.ran && *c.runCorrect) {
+    std::string why = r.findings.empty() ? std::string("not run")
+                                         : "[" + r.findings.front().code + "] " +
+                                               r.findings.front().message;
+    return "CPU run: " + why;
+  }
+  if (r.correct != *c.runCorrect)
+    return r.correct ? "CPU run: correct, but the case expects a wrong result"
+                     : "CPU run: incorrect, but the case expects a correct result";
+  if (c.runLine) {
+    for (const interp::OutputVerdict& o : r.outputs)
+      if (o.firstMismatch) {
+        const interp::WrittenBy& w = o.firstMismatch->writtenBy;
+        if (!w.known || w.line != std::uint32_t(c.runLine))
+          return "CPU run: the first wrong element of " + o.name + " was written by line " +
+                 (w.known ? std::to_string(w.line) : std::string("none")) +
+                 ", the case expects line " + std::to_string(c.runLine);
+        return {};
+      }
+    return "CPU run: no wrong element to attribute to line " + std::to_string(c.runLine);
+  }
+  return {};
+}
+} // namespace
+
 int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"},
                      {"--help"});
@@ -470,6 +502,9 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
       for (const Diagnostic& d : r.diagnostics)
         got.push_back(d.code);
       problem = driver::expectationProblem(c, accepted, r.diagnostics);
+      if (problem.empty() && c.runCorrect)
+        problem = runProblem(*compiler, c, path, *kernelText,
+                             (std::filesystem::path(manifest->baseDir) / c.workload).string());
     }
     bool pass = problem.empty();
     allPass &= pass;
@@ -557,6 +592,12 @@ void printHelp(const std::string& topic) {
       {"corpus", "cake corpus [MANIFEST] [--format text|json]\n"
                  "  Checks every corpus case against its expectation (default: the bundled\n"
                  "  corpus/manifest.json). exit 1 when a case does not match.\n"},
+      {"run", "cake run KERNEL [--workload W] [--device cpu] [--shapes small|full] [--seed S]\n"
+              "         [--interleavings N] [--max-memory-mib M] [--format text|json]\n"
+              "  Executes the schedule with the CPU interpreter on the inputs of its workload\n"
+              "  contract (default: the bundled corpus case's) and compares every output with\n"
+              "  the reference operator; the first wrong element names the IR line that last\n"
+              "  wrote it. exit 0 correct, 1 incorrect or not runnable, 2 usage.\n"},
       {"gate", "cake gate [--corpus DIR|MANIFEST] [--baseline REPORT] [-o REPORT]\n"
                "          [--format text|json] [--ptxas] [--jobs N] [--timeout S]\n"
                "          [--cuda-home DIR] [--registry DIR] [--targets DIR] [--rules DIR]\n"
@@ -647,6 +688,7 @@ void printHelp(const std::string& topic) {
              "  targets     list the exact targets and their facts\n"
              "  corpus      check the kernel corpus against its manifest\n"
              "  gate        the corpus gate: every case checked, costed, lowered; deltas\n"
+             "  run         run a kernel on the CPU against its workload contract's reference\n"
              "  rules       the rule registry: every finding code with its documentation\n"
              "  explain     the documentation of one finding code\n"
              "  trace       the verifier's event trace and barrier/resource summaries\n"
@@ -693,6 +735,8 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdCorpus(argv0, args);
   if (cmd == "gate")
     return cmdGate(argv0, args);
+  if (cmd == "run")
+    return cmdRun(argv0, args);
   if (cmd == "explain")
     return cmdExplain(argv0, args);
   if (cmd == "rules")
@@ -716,7 +760,7 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
   if (cmd == "proposal")
     return cmdProposal(argv0, args);
   std::vector<std::string> commands{"check",   "fmt",       "primitives", "targets",  "corpus",
-                                    "gate", "explain", "rules", "trace",      "cost",     "calibrate",
+                                    "gate", "run", "explain", "rules", "trace",      "cost",     "calibrate",
                                     "lower",   "workspace", "revisions",  "revision", "audit",
                                     "proposal", "version", "help"};
   std::string msg = "unknown command '" + cmd + "'";

@@ -76,6 +76,7 @@ int cmdCost(const std::string& argv0, const std::vector<std::string>& args);
 int cmdCalibrate(const std::string& argv0, const std::vector<std::string>& args);
 int cmdLower(const std::string& argv0, const std::vector<std::string>& args);
 int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
+int cmdRun(const std::string& argv0, const std::vector<std::string>& args);
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& args);
 int cmdWorkspace(const std::string& argv0, const std::vector<std::string>& args);
 int cmdRevisions(const std::string& argv0, const std::vector<std::string>& args);
