@@ -189,22 +189,22 @@ void TstInterp::workloadErrors_data() {
   QTest::addColumn<QStringList>("expected");
   // Line 9 of the file is the "run" line (the head has 8 lines after the brace).
   QTest::newRow("unknown op") << R"("run": {"op": "gemv", "params": {}, "inputs": {}, "outputs": {}, "small": {}}})"
-                              << QStringList{"def-invalid-value@9:18"};
+                              << QStringList{"def-invalid-value@9:17"};
   QTest::newRow("missing slot")
       << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B"}, "inputs": {"A": {"dist": "normal"}, "B": {"dist": "normal"}}, "outputs": {}, "small": {}}})"
-      << QStringList{"def-missing-field@9:42"};
+      << QStringList{"def-missing-field@9:35"};
   QTest::newRow("unknown slot")
       << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C", "D": "D"}, "inputs": {"A": {"dist": "normal"}, "B": {"dist": "normal"}}, "outputs": {"C": {"rtol": 0, "atol": 0}}, "small": {}}})"
-      << QStringList{"def-invalid-value@9:75"};
+      << QStringList{"def-invalid-value@9:71"};
   QTest::newRow("input without distribution")
       << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"}, "inputs": {"A": {"dist": "normal"}}, "outputs": {"C": {"rtol": 0, "atol": 0}}, "small": {}}})"
-      << QStringList{"def-missing-field@9:53"};
+      << QStringList{"def-missing-field@9:51"};
   QTest::newRow("bad distribution")
       << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"}, "inputs": {"A": {"dist": "cauchy"}, "B": {"dist": "uniform", "lo": 1, "hi": 0}}, "outputs": {"C": {"rtol": 0, "atol": 0}}, "small": {}}})"
-      << QStringList{"def-invalid-value@9:93", "def-invalid-value@9:116"};
+      << QStringList{"def-invalid-value@9:92", "def-invalid-value@9:108"};
   QTest::newRow("negative tolerance and zero small shape")
       << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"}, "inputs": {"A": {"dist": "normal"}, "B": {"dist": "normal"}}, "outputs": {"C": {"rtol": -1, "atol": 0}}, "small": {"M": 0}}})"
-      << QStringList{"def-invalid-value@9:149", "def-invalid-value@9:180"};
+      << QStringList{"def-invalid-value@9:155", "def-invalid-value@9:187"};
   QTest::newRow("valid")
       << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"}, "inputs": {"A": {"dist": "normal"}, "B": {"dist": "normal"}}, "outputs": {"C": {"rtol": 0, "atol": 0}}, "small": {"M": 16}}})"
       << QStringList{};
@@ -225,7 +225,7 @@ void TstInterp::workloadErrors() {
 
 namespace {
 
-// A one-warp mma.sync GEMM over 16x16 tiles (M shrunk to 32 by the contract's small shapes).
+// A one-warp mma.sync GEMM over 16x16 tiles (K shrunk to 32 by the contract's small shapes).
 const char* kGemm = R"(kernel g target=sm_80 {
   const M = 64
   const N = 64
@@ -263,7 +263,7 @@ const char* kGemmContract = R"({
   "run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"},
           "inputs": {"A": {"dist": "uniform", "lo": -1, "hi": 1},
                      "B": {"dist": "uniform", "lo": -1, "hi": 1}},
-          "seed": 3, "outputs": {"C": {"rtol": 0.02, "atol": 0.02}}, "small": {"M": 32}}
+          "seed": 3, "outputs": {"C": {"rtol": 0.02, "atol": 0.02}}, "small": {"K": 32}}
 })";
 
 } // namespace
@@ -275,9 +275,9 @@ void TstInterp::runVerdict_data() {
   QTest::addColumn<int>("line"); ///< written_by line of the first mismatch (0: none, -1: never)
   QTest::addColumn<QString>("codes"); ///< finding codes, comma-separated
   QTest::newRow("correct") << "" << "" << true << 0 << "";
-  QTest::newRow("tile from t.y") << "A[t.x * 16 +: 16, k" << "A[t.y * 16 +: 16, k" << false << 22
+  QTest::newRow("tile from t.y") << "A[t.x * 16 +: 16, k" << "A[t.y * 16 +: 16, k" << false << 21
                                  << "dc-wrong-result";
-  QTest::newRow("K loop one block short") << "0..K / 16" << "0..K / 16 - 1" << false << 22
+  QTest::newRow("K loop one block short") << "0..K / 16" << "0..K / 16 - 1" << false << 21
                                           << "dc-wrong-result";
   QTest::newRow("epilogue skips last column block")
       << "grid tiles=[M / 16, N / 16]" << "grid tiles=[M / 16, N / 16 - 1]" << false << -1
@@ -286,7 +286,8 @@ void TstInterp::runVerdict_data() {
       << "param C : bf16[M, N] role=output" << "param D : bf16[M, N] role=output" << false << 0
       << "dc-contract-mismatch";
   QTest::newRow("contract dtype differs")
-      << "param A : bf16[M, K]" << "param A : f16[M, K]" << false << 0 << "dc-contract-mismatch";
+      << "bf16[" << "f16[" << false << 0
+      << "dc-contract-mismatch,dc-contract-mismatch,dc-contract-mismatch";
 }
 
 void TstInterp::runVerdict() {
@@ -297,9 +298,11 @@ void TstInterp::runVerdict() {
   QFETCH(QString, codes);
   std::string text = kGemm;
   if (!from.isEmpty()) {
+    // Every occurrence (the dtype row rewrites all three params and the fragments).
     auto at = text.find(from.toStdString());
     QVERIFY(at != std::string::npos);
-    text.replace(at, std::size_t(from.size()), to.toStdString());
+    for (; at != std::string::npos; at = text.find(from.toStdString(), at + std::size_t(to.size())))
+      text.replace(at, std::size_t(from.size()), to.toStdString());
   }
   if (to.contains(QStringLiteral("D : bf16"))) {
     auto at = text.find("epilogue.store C[");

@@ -58,7 +58,7 @@ std::optional<Bound> bind(const ref::Workload& w, const driver::CheckResult& k,
   for (const sema::BufferInfo& buf : model.buffers)
     if (buf.kind == ir::DeclKind::Param)
       params += (params.empty() ? "" : ", ") + buf.name;
-  for (const ref::OperatorSlot& s : info ? info->slots : std::vector<ref::OperatorSlot>{}) {
+  for (const ref::OperatorSlot& s : info ? info->params : std::vector<ref::OperatorSlot>{}) {
     const ref::Binding* bd = w.binding(s.name);
     if (!bd)
       continue;

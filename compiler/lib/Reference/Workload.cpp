@@ -96,7 +96,7 @@ void readRun(const json::Value& run, Workload& w, json::ObjectReader& parent) {
   if (const json::Value* params = r.field("params", json::Kind::Object, true)) {
     for (const json::Member& m : params->members) {
       bool known = false;
-      for (const OperatorSlot& s : info ? info->slots : std::vector<OperatorSlot>{})
+      for (const OperatorSlot& s : info ? info->params : std::vector<OperatorSlot>{})
         known |= s.name == m.key;
       if (info && !known) {
         r.invalid(m.value, "operator '" + w.op + "' has no slot \"" + m.key + "\"");
@@ -109,7 +109,7 @@ void readRun(const json::Value& run, Workload& w, json::ObjectReader& parent) {
       w.params.push_back({m.key, m.value.string, m.value.range});
     }
     if (info)
-      for (const OperatorSlot& s : info->slots)
+      for (const OperatorSlot& s : info->params)
         if (!w.binding(s.name)) {
           diags.report(DiagId::DefMissingField, json::headRange(*params),
                        "\"params\" lacks operator slot \"" + std::string(s.name) + "\" of '" +
@@ -151,7 +151,7 @@ void readRun(const json::Value& run, Workload& w, json::ObjectReader& parent) {
 
   // Every bound input has a distribution and every bound output a tolerance, and nothing else.
   if (info) {
-    for (const OperatorSlot& s : info->slots) {
+    for (const OperatorSlot& s : info->params) {
       const Binding* b = w.binding(s.name);
       if (!b)
         continue;
@@ -172,7 +172,7 @@ void readRun(const json::Value& run, Workload& w, json::ObjectReader& parent) {
       }
     }
     auto boundAs = [&](const std::string& param, bool output) {
-      for (const OperatorSlot& s : info->slots)
+      for (const OperatorSlot& s : info->params)
         if (const Binding* b = w.binding(s.name); b && b->param == param && s.output == output)
           return true;
       return false;

@@ -26,7 +26,7 @@ struct OperatorSlot {
 /// An operator the references know: its slots and the attributes it reads.
 struct OperatorInfo {
   std::string_view name;
-  std::vector<OperatorSlot> slots;
+  std::vector<OperatorSlot> params; ///< its slots (not "slots": a Qt macro)
   std::vector<std::string_view> attributes; ///< optional numeric attributes
 };
 
