@@ -7,7 +7,10 @@
 # subscripts). A mutant the verifier refuses (`cake check` exit 1) is not counted; an accepted
 # one is "caught" when `cake run` exits 1 (a wrong result, a timing disagreement, a deadlock or
 # an access the interpreter refuses). Survivors are listed so that each can be judged (some
-# mutants are equivalent: a loop over a uniform value, a swap of equal operands).
+# mutants are equivalent: an extra prologue stage the steady state reloads with the same data).
+# Measured on the 8 corpus kernels (before commutative swaps were skipped): 190 mutants, 86
+# accepted by the verifier, 79 caught; the 7 survivors were 6 swaps of add/max/mul sources and
+# one extra prologue stage of the Ampere GEMM, all equivalent.
 #
 #   tests/fuzz/run_mutations.py [--cake build/bin/cake] [--limit N] [--survivors]
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -46,7 +49,9 @@ def mutants(lines):
             yield 'start +1', i, f'{m.group(1)}{m.group(2)} + 1..{m.group(3)}{m.group(4) or ""} {{'
         # swapped operands
         m = re.match(r'(\s*)(mma\.sync|wgmma\.mma|tcgen05\.mma|ew\.binary) (\S+), (\S+(?:\[[^\]]*\])?), (\S+(?:\[[^\]]*\])?)(.*)$', line)
-        if m and m.group(4) != m.group(5):
+        # (commutative ew.binary functions are skipped: swapping their sources is equivalent)
+        commutative = re.search(r'fn=(add|mul|max|min)\b', line)
+        if m and m.group(4) != m.group(5) and not (m.group(2) == 'ew.binary' and commutative):
             yield f'swap {m.group(2)} sources', i, f'{m.group(1)}{m.group(2)} {m.group(3)}, {m.group(5)}, {m.group(4)}{m.group(6)}'
         m = re.search(r'\[([^,\[\]]+), ([^,\[\]]+)\]', line)
         if m and ('+:' in m.group(1) or '+:' in m.group(2)) and m.group(1) != m.group(2):

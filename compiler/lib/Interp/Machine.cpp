@@ -424,8 +424,7 @@ reg::DefValue Machine::attribute(const sema::OpInfo& op, std::string_view name,
 
 std::size_t Machine::issueAsync(RoleProc& p, std::function<void()> complete,
                                std::size_t queue) {
-  async.push_back(AsyncOp{std::move(complete), p.role, false, true,
-                          queue ? queue + 16 * (p.role + 1) : 0});
+  async.push_back(AsyncOp{std::move(complete), p.role, false, queue ? queue + 16 * (p.role + 1) : 0});
   return async.size() - 1;
 }
 
@@ -457,7 +456,7 @@ void Machine::arrive(std::size_t index, std::int64_t element, std::int64_t count
   }
 }
 
-void Machine::startCta(std::int64_t c, std::int64_t) {
+void Machine::startCta(std::int64_t c) {
   cta = c;
   m_smem.assign(static_cast<std::size_t>(model.smemBytes() + 16), kPoison);
   m_regs.clear();
@@ -467,8 +466,6 @@ void Machine::startCta(std::int64_t c, std::int64_t) {
   for (std::size_t i = 0; i < model.barriers.size(); ++i)
     m_mbarriers[i].assign(static_cast<std::size_t>(std::max<std::int64_t>(1, model.barriers[i].size)),
                           MbarrierState{});
-  ctaSyncGeneration = 0;
-  ctaSyncArrived.assign(1, 0);
   namedArrived.clear();
   procs.clear();
   for (std::size_t r = 0; r < model.roles.size(); ++r) {
@@ -606,7 +603,7 @@ bool Machine::runCta(std::mt19937_64& rng, bool eager) {
     bool allDone = std::all_of(procs.begin(), procs.end(), [](const RoleProc& p) { return p.done; });
     std::vector<std::size_t> pending;
     for (std::size_t i = 0; i < async.size(); ++i)
-      if (!async[i].done && async[i].schedulable)
+      if (!async[i].done)
         pending.push_back(i);
     if (allDone) {
       // Kernel end: every asynchronous operation still in flight lands.
@@ -681,7 +678,7 @@ bool Machine::run(std::uint64_t seed) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 1);
   m_steps = 0;
   for (std::int64_t c = 0; c < m_ctas && !failed; ++c) {
-    startCta(c, m_ctas);
+    startCta(c);
     if (!runCta(rng, seed == 0))
       return false;
   }

@@ -65,8 +65,6 @@ struct RoleProc {
   std::vector<std::int64_t> counters; ///< per pipeline
   std::vector<std::int64_t> currentTile;
   bool done = false;
-  bool blocked = false; ///< waiting; re-evaluated each step
-  std::uint64_t barrierGeneration = 0;
   // Asynchronous groups: open (uncommitted) operations and committed groups, per kind.
   std::vector<std::vector<std::size_t>> cpGroups, wgGroups, bulkGroups;
   std::vector<std::size_t> cpOpen, wgOpen, bulkOpen;
@@ -78,7 +76,6 @@ struct AsyncOp {
   std::function<void()> complete;
   std::size_t role = 0;
   bool done = false;
-  bool schedulable = true; ///< may complete at any scheduler step (false: only when waited)
   /// Operations of one queue complete in issue order (a role's wgmma or tcgen05.mma stream);
   /// 0: unordered (TMA copies, cp.async chunks).
   std::size_t queue = 0;
@@ -139,14 +136,14 @@ public:
   std::int64_t cta = 0;
   std::vector<AsyncOp> async;
   std::vector<RoleProc> procs;
-  std::uint64_t ctaSyncGeneration = 0;
-  std::vector<std::int64_t> ctaSyncArrived;   ///< per generation count of roles arrived
-  std::map<std::size_t, std::vector<std::size_t>> namedArrived; ///< nbarrier -> roles waiting
+  /// Generation barriers (cta.sync: key size_t(-1); bar.sync: the nbarrier): generation, roles
+  /// arrived in it, then per role the generation it waits in (+1; 0: not waiting).
+  std::map<std::size_t, std::vector<std::size_t>> namedArrived;
 
 private:
   /// Executes the role's next operation; false when the role blocks (state unchanged).
   bool step(RoleProc& p);
-  void startCta(std::int64_t cta, std::int64_t ctas);
+  void startCta(std::int64_t cta);
   bool runCta(std::mt19937_64& rng, bool eager);
   void enterLoop(RoleProc& p, const ir::Stmt& s);
   /// Executes one operation; false when it must wait.
@@ -159,7 +156,7 @@ private:
   std::map<const ir::Stmt*, std::size_t> m_opIndex;
   std::map<const ir::Stmt*, std::size_t> m_loopIndex;
   std::map<std::string, std::int64_t, std::less<>> m_consts;
-  std::vector<float> m_smem; ///< the CTA's shared memory, one float per 2-byte unit... see .cpp
+  std::vector<float> m_smem; ///< the CTA's shared memory: a value at each element's byte address
   std::map<std::pair<std::size_t, std::size_t>, std::vector<float>> m_regs;
   std::map<std::size_t, std::vector<float>> m_tmem;
   std::vector<std::vector<MbarrierState>> m_mbarriers;

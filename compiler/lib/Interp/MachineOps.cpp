@@ -237,9 +237,8 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
       std::string swz;
       if (name != "cp.async") {
         const Arg& tm = name == "tma.load" ? captured[1] : captured[0];
+        // The tensor map's swizzle, not the buffer's: a mismatch reads back scrambled data.
         swz = model.tensorMaps[tm.view.index].swizzle;
-        if (swz == "none")
-          swz = "none"; // an unswizzled map writes the plain layout whatever the buffer says
       }
       const ir::Stmt* by = &s;
       std::size_t role = p.role;
@@ -585,8 +584,6 @@ bool Machine::executeSync(RoleProc& p, const sema::OpInfo& op, const std::string
     if (name == "bar.sync" && !model.barriers[key].roles.empty())
       expected = std::int64_t(model.barriers[key].roles.size());
     auto& arrived = namedArrived[key];
-    // arrived[0]: generation; arrived[1]: roles arrived in it; then the per-role generation
-    // each role arrived in (+1; 0 = not waiting).
     if (arrived.size() < 2 + procs.size())
       arrived.assign(2 + procs.size(), 0);
     std::size_t& mine = arrived[2 + p.role];
