@@ -12,6 +12,8 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -32,6 +34,7 @@ private slots:
   void workloadErrors();
   void runVerdict_data();
   void runVerdict();
+  void progressAndCancel();
 };
 
 void TstInterp::rounding_data() {
@@ -334,6 +337,30 @@ void TstInterp::runVerdict() {
     QCOMPARE(r.outputs[0].mismatches, std::int64_t(0));
     QVERIFY(r.outputs[0].maxAbsError < 0.05);
   }
+}
+
+void TstInterp::progressAndCancel() {
+  QTemporaryDir dir;
+  std::string contract = writeTemp(dir, "g.json", kGemmContract);
+  // 16 CTAs x 3 interleavings: progress rises to exactly 1.
+  interp::RunOptions options;
+  std::vector<double> seen;
+  options.progress = [&](double f) { seen.push_back(f); };
+  interp::RunResult r = interp::runOnCpu(test::compiler(), "g.cake", kGemm, contract, options);
+  QVERIFY(r.correct);
+  QCOMPARE(seen.size(), std::size_t(48));
+  QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+  QCOMPARE(seen.back(), 1.0);
+  // Cancelled after the first CTA: no verdict, no finding.
+  std::atomic<bool> stop{false};
+  interp::RunOptions cancelling;
+  cancelling.cancel = &stop;
+  cancelling.progress = [&](double) { stop = true; };
+  interp::RunResult c = interp::runOnCpu(test::compiler(), "g.cake", kGemm, contract, cancelling);
+  QVERIFY(c.cancelled);
+  QVERIFY(!c.ran);
+  QVERIFY(!c.correct);
+  QVERIFY2(c.findings.empty(), qPrintable(test::messages(c.findings)));
 }
 
 QTEST_GUILESS_MAIN(TstInterp)

@@ -678,9 +678,13 @@ bool Machine::run(std::uint64_t seed) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 1);
   m_steps = 0;
   for (std::int64_t c = 0; c < m_ctas && !failed; ++c) {
+    if (cancel && cancel->load())
+      return false;
     startCta(c);
     if (!runCta(rng, seed == 0))
       return false;
+    if (onCta)
+      onCta(c + 1, m_ctas);
   }
   return !failed;
 }

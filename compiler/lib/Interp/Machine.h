@@ -9,6 +9,7 @@
 #include "cake/Sema/KernelModel.h"
 #include "cake/Support/Diagnostic.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -101,6 +102,10 @@ public:
   /// order, other seeds choose randomly. False after a blocking finding (no CPU semantics,
   /// deadlock, out-of-bounds access).
   bool run(std::uint64_t seed);
+  /// Checked before every CTA: set, the run stops (returns false without a finding).
+  const std::atomic<bool>* cancel = nullptr;
+  /// Called after every CTA with (CTAs done, CTAs).
+  std::function<void(std::int64_t, std::int64_t)> onCta;
 
   // Used by the operation semantics (MachineOps.cpp).
   const ir::Module& module;

@@ -435,8 +435,6 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
   // The interleavings.
   std::vector<std::unique_ptr<Machine>> runs;
   for (int il = 0; il < std::max(1, options.interleavings); ++il) {
-    if (options.cancel && options.cancel->load())
-      break;
     auto m = std::make_unique<Machine>(k.module, k.model, diags);
     for (std::size_t bi = 0; bi < k.model.buffers.size(); ++bi) {
       const sema::BufferInfo& b = k.model.buffers[bi];
@@ -451,12 +449,18 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
         m->writerOf[bi].assign(n, 0);
     }
     std::uint64_t schedule = il == 0 ? 0 : seed * 7919 + std::uint64_t(il);
-    if (!m->run(schedule == 0 && il > 0 ? 1 : schedule))
+    m->cancel = options.cancel;
+    int total = std::max(1, options.interleavings);
+    if (options.progress)
+      m->onCta = [&, il, total](std::int64_t done, std::int64_t ctas) {
+        options.progress((double(il) + double(done) / double(ctas)) / double(total));
+      };
+    if (!m->run(schedule == 0 && il > 0 ? 1 : schedule)) {
+      result.cancelled = options.cancel && options.cancel->load() && !m->failed;
       return finish(diags);
+    }
     runs.push_back(std::move(m));
   }
-  if (runs.empty())
-    return finish(diags);
   result.ran = true;
   result.interleavings = int(runs.size());
   const Machine& m0 = *runs.front();

@@ -28,8 +28,12 @@ struct RunOptions {
   /// Refuse (hw-cpu-run-too-large) when the estimate is above this many bytes; 0: a quarter
   /// of physical memory.
   std::uint64_t maxMemoryBytes = 0;
-  /// Set from another thread to stop between CTAs / interleavings (the workbench's cancel).
+  /// Set from another thread to stop between CTAs (the workbench's cancel): the result then
+  /// has `cancelled` set and no verdict.
   const std::atomic<bool>* cancel = nullptr;
+  /// Called after every CTA of every interleaving with the fraction done (0..1], on the
+  /// running thread.
+  std::function<void(double)> progress;
 };
 
 /// Where the last write of an element came from.
@@ -57,7 +61,7 @@ struct OutputVerdict {
   double maxAbsError = 0.0, maxRelError = 0.0;
   std::int64_t mismatches = 0;
   std::optional<Mismatch> firstMismatch;
-  /// |got - expected| of every element (for a heat map); empty when not kept.
+  /// |got - expected| of every element, row-major (a heat map's data; infinity for NaN).
   std::vector<float> absError;
 };
 
@@ -67,6 +71,7 @@ struct RunResult {
   driver::CheckResult kernel;
   bool ran = false;     ///< the interpreter ran to the end (false: findings say why)
   bool correct = false; ///< ran, every output within tolerance, interleavings agree
+  bool cancelled = false; ///< stopped through RunOptions::cancel
   std::vector<OutputVerdict> outputs;
   int interleavings = 0;
   double wallSeconds = 0.0;
