@@ -59,6 +59,15 @@ if(NOT SQLite3_FOUND)
   cake_missing("SQLite 3 (the workspace store)" "libsqlite3-dev")
 endif()
 
+# The reference operators of workload contracts compute GEMMs through OpenBLAS (cblas.h).
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(OPENBLAS QUIET IMPORTED_TARGET openblas)
+endif()
+if(NOT OPENBLAS_FOUND)
+  cake_missing("OpenBLAS (reference operators of cake run)" "libopenblas-dev pkg-config")
+endif()
+
 # The CUDA toolkit is not a Debian-main package here (NVIDIA's /usr/local/cuda). It is needed
 # by lowering evidence (ptxas, nvcc, NVRTC); the IR core works without it, so it is optional and
 # every tool that needs it reports its absence as a located finding.

@@ -11,6 +11,7 @@
 #include "cake/Driver/Reports.h"
 #include "cake/Driver/Sarif.h"
 #include "cake/IR/Printer.h"
+#include "cake/Interp/Run.h"
 #include "cake/Parse/Parser.h"
 #include "cake/Support/StringUtil.h"
 
@@ -424,6 +425,37 @@ int cmdTargets(const std::string& argv0, const std::vector<std::string>& all) {
 }
 
 // ------------------------------------------------------------------ corpus
+namespace {
+/// Why the CPU run of a case (small shapes) does not match its `expect.run`; empty when it does.
+std::string runProblem(const driver::Compiler& compiler, const driver::CorpusCase& c,
+                       const std::string& path, const std::string& text,
+                       const std::string& workload) {
+  interp::RunResult r = interp::runOnCpu(compiler, path, text, workload);
+  if (!r.ran && *c.runCorrect) {
+    std::string why = r.findings.empty() ? std::string("not run")
+                                         : "[" + r.findings.front().code + "] " +
+                                               r.findings.front().message;
+    return "CPU run: " + why;
+  }
+  if (r.correct != *c.runCorrect)
+    return r.correct ? "CPU run: correct, but the case expects a wrong result"
+                     : "CPU run: incorrect, but the case expects a correct result";
+  if (c.runLine) {
+    for (const interp::OutputVerdict& o : r.outputs)
+      if (o.firstMismatch) {
+        const interp::WrittenBy& w = o.firstMismatch->writtenBy;
+        if (!w.known || w.line != std::uint32_t(c.runLine))
+          return "CPU run: the first wrong element of " + o.name + " was written by line " +
+                 (w.known ? std::to_string(w.line) : std::string("none")) +
+                 ", the case expects line " + std::to_string(c.runLine);
+        return {};
+      }
+    return "CPU run: no wrong element to attribute to line " + std::to_string(c.runLine);
+  }
+  return {};
+}
+} // namespace
+
 int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace"},
                      {"--help"});
@@ -468,6 +500,9 @@ int cmdCorpus(const std::string& argv0, const std::vector<std::string>& all) {
       for (const Diagnostic& d : r.diagnostics)
         got.push_back(d.code);
       problem = driver::expectationProblem(c, accepted, r.diagnostics);
+      if (problem.empty() && c.runCorrect)
+        problem = runProblem(*compiler, c, path, *kernelText,
+                             (std::filesystem::path(manifest->baseDir) / c.workload).string());
     }
     bool pass = problem.empty();
     allPass &= pass;
@@ -597,6 +632,12 @@ void printHelp(const std::string& topic) {
                "  the generated PTX (LLVM path). --target T costs and lowers both on T.\n"
                "  exit: 0 no semantic difference, 1 different, 2 usage, I/O or parse error\n"},
       {"run",
+       "cake run KERNEL --device cpu [--workload W] [--shapes small|full] [--seed S]\n"
+       "         [--interleavings N] [--max-memory-mib M] [--format text|json]\n"
+       "  Executes the schedule with the CPU interpreter on the inputs of its workload\n"
+       "  contract (default: the bundled corpus case's) and compares every output with\n"
+       "  the reference operator; the first wrong element names the IR line that last\n"
+       "  wrote it (docs/workloads.md). exit 0 correct, 1 incorrect or not runnable, 2 usage.\n"
        "cake run FILE [--device gpu|cpu] [--executor local|ssh://HOST|slurm[:PARTITION]]\n"
        "         [--timeout S] [--format text|json] [--workload CONTRACT.json] [--bundle DIR]\n"
        "         [--bundle-only] [--keep] [--runner PATH] [--ssh-config FILE]\n"
@@ -704,7 +745,8 @@ void printHelp(const std::string& topic) {
              "  calibrate   fit the cost model to measured runs\n"
              "  diff        semantic diff of two kernels (operations, findings, cost, PTX)\n"
              "  lower       lower a kernel to metadata, LLVM IR, PTX, CUDA C++ or a cubin\n"
-             "  run         run a kernel on a GPU (local, ssh, Slurm) and print its run record\n"
+             "  run         run a kernel: CPU interpreter against the reference, or a GPU (local,\n"
+             "              ssh, Slurm) with the timing protocol; prints its verdict / run record\n"
              "  runs        the run records stored in a workspace\n"
              "  workspace   create a workspace (the store of approved data and its audit log)\n"
              "  revisions   the workspace's revisions and what each changed\n"
@@ -748,6 +790,8 @@ int run(const std::string& argv0, const std::vector<std::string>& args) {
     return cmdCorpus(argv0, args);
   if (cmd == "gate")
     return cmdGate(argv0, args);
+  if (cmd == "run")
+    return cmdRun(argv0, args);
   if (cmd == "explain")
     return cmdExplain(argv0, args);
   if (cmd == "rules")

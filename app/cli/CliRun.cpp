@@ -41,11 +41,6 @@ std::atomic<bool> g_cancel{false};
 
 } // namespace
 
-/// The in-process CPU interpreter's `cake run --device cpu` (helper work merged separately
-/// defines it in its own CliRun*.cpp file). Weak: when it is linked in, local CPU runs go to it;
-/// otherwise, and for remote executors, a CPU bundle goes through the executor to `cake-run`.
-int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& args) __attribute__((weak));
-
 namespace {
 
 extern "C" void onSignal(int) {
@@ -307,7 +302,20 @@ static int buildBundle(const std::string& argv0, const Args& a, const std::strin
   return 0;
 }
 
+/// The value of option `name` in the raw arguments ("" when absent).
+static std::string rawOption(const std::vector<std::string>& all, const std::string& name) {
+  for (std::size_t i = 1; i + 1 < all.size(); ++i)
+    if (all[i] == name)
+      return all[i + 1];
+  return {};
+}
+
 int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
+  // `--device cpu` on the local executor is the in-process CPU interpreter (CliRunCpu.cpp, its
+  // own options); a CPU bundle for a remote executor goes through `cake-run` there.
+  if (rawOption(all, "--device") == "cpu" &&
+      (rawOption(all, "--executor").empty() || rawOption(all, "--executor") == "local"))
+    return cmdRunCpu(argv0, all);
   Args a = parseArgs(all, 1,
                      {"--device", "--executor", "--timeout", "--format", "--workload", "--bundle",
                       "--runner", "--ssh-config", "--shared-dir", "--remote-tmp", "--workspace",
@@ -331,8 +339,6 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
     return usageError("run", "give exactly one kernel file");
   const std::string kernelPath = a.positional[0];
   std::string executorSpec = a.get("--executor", "local");
-  if (device == "cpu" && executorSpec == "local" && cmdRunCpu)
-    return cmdRunCpu(argv0, all);
   run::ExecutorOptions eo;
   eo.sshConfig =
       a.get("--ssh-config", std::getenv("CAKE_SSH_CONFIG") ? std::getenv("CAKE_SSH_CONFIG") : "");

@@ -88,6 +88,8 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& args);
 /// `cake runs --workspace WS`: the stored run records.
 int cmdRuns(const std::string& argv0, const std::vector<std::string>& args);
 int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
+/// `cake run --device cpu` on the local executor (CliRunCpu.cpp): the CPU interpreter's verdict.
+int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& args);
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& args);
 /// `cake proposal status|approve|reject|request-changes|comment` (`sub`), arguments parsed.
 int proposalReview(const std::string& sub, const Args& a);

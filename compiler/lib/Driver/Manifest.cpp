@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Driver/Manifest.h"
 
+#include "cake/Reference/Workload.h"
 #include "cake/Support/JsonSchema.h"
 #include "cake/Support/StringUtil.h"
 
@@ -14,40 +15,11 @@ namespace cake::driver {
 namespace {
 
 constexpr std::size_t kMaxManifestBytes = 4u << 20;
-constexpr std::size_t kMaxWorkloadBytes = 1u << 20;
 
-/// Validates one workload contract file; false after reporting located findings.
+/// Validates one workload contract file (docs/workloads.md); false after reporting located
+/// findings.
 bool checkWorkload(const std::string& path, SourceManager& sources, DiagnosticEngine& diags) {
-  std::string error;
-  auto text = readFile(path, error, kMaxWorkloadBytes);
-  if (!text) {
-    FileId f = sources.addBuffer(path, "");
-    diags.report(DiagId::DefIo, {f, 0, 0}, "cannot read workload '" + path + "': " + error);
-    return false;
-  }
-  FileId f = sources.addBuffer(path, *text);
-  auto doc = json::parse(sources.text(f), f, diags);
-  if (!doc)
-    return false;
-  json::ObjectReader r(*doc, diags, "workload contract");
-  r.allow("$comment");
-  r.string("operator", true);
-  r.string("target", true);
-  r.field("shapes", json::Kind::Object, true);
-  r.field("dtypes", json::Kind::Object, true);
-  if (const json::Value* tol = r.field("tolerance", json::Kind::Object, true)) {
-    json::ObjectReader t(*tol, diags, "\"tolerance\"");
-    t.number("rtol", true);
-    t.number("atol", true);
-    t.finish();
-    if (!t.ok())
-      r.fail();
-  }
-  r.string("oracle", true);
-  r.stringList("references", true);
-  r.field("notes", json::Kind::String, false);
-  r.finish();
-  return r.ok();
+  return ref::loadWorkload(path, sources, diags).has_value();
 }
 
 } // namespace
@@ -92,6 +64,19 @@ std::optional<Manifest> loadManifest(const std::string& path, SourceManager& sou
         json::ObjectReader ex(*e, diags, "\"expect\"");
         cc.accepted = ex.boolean("accepted", true).value_or(true);
         cc.codes = ex.stringList("codes", true);
+        if (const json::Value* run = ex.field("run", json::Kind::Object, false)) {
+          json::ObjectReader rr(*run, diags, "\"expect.run\"");
+          cc.runCorrect = rr.boolean("correct", true);
+          cc.runLine = rr.integer("written_by_line", false, 1).value_or(0);
+          rr.finish();
+          if (!rr.ok())
+            ex.fail();
+          if (cc.workload.empty()) {
+            diags.report(DiagId::DefMissingField, json::headRange(*run),
+                         "\"expect.run\" needs the case's \"workload\" contract");
+            ex.fail();
+          }
+        }
         ex.finish();
         if (!ex.ok())
           c.fail();

@@ -28,7 +28,8 @@ constexpr std::string_view kAnalyses[] = {
     "syntax",         "type-check",       "definition", "primitive-constraints",
     "barrier-protocol", "async-completion", "hazards",  "coverage",
     "resources",      "layout",           "usage",      "bank-conflicts",
-    "coalescing",     "latency",          "lowering",   "toolchain-evidence"};
+    "coalescing",     "latency",          "lowering",   "toolchain-evidence",
+    "cpu-run"};
 constexpr std::string_view kDeclarations[] = {"smem", "tmem", "reg", "param", "tensormap"};
 
 class RuleReader {

@@ -8,6 +8,7 @@
 #include "cake/Support/Diagnostic.h"
 #include "cake/Support/SourceManager.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ struct CorpusCase {
   std::string workload;           ///< workload contract, relative; empty when none
   bool accepted = true;           ///< expected verdict
   std::vector<std::string> codes; ///< findings the check must report
+  /// `expect.run`: the verdict of `cake run --device cpu --shapes small` (unset: not run).
+  std::optional<bool> runCorrect;
+  /// `expect.run.written_by_line`: the line that must have written the first wrong element
+  /// (0: not checked).
+  std::int64_t runLine = 0;
 };
 
 struct Manifest {

@@ -1,0 +1,367 @@
+// The CPU run's foundations: dtype rounding (ties to even, subnormals, saturation, NaN), the
+// reference operators against hand-computed cases, the swizzle permutation, workload contract
+// validation with located findings, and the interpreter on small kernels (a correct one and a
+// numerically wrong one named by its line).
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "TestUtil.h"
+#include "cake/Interp/Run.h"
+#include "cake/Interp/Swizzle.h"
+#include "cake/Reference/Operators.h"
+#include "cake/Reference/Rounding.h"
+#include "cake/Reference/Workload.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+
+using namespace cake;
+
+class TstInterp : public QObject {
+  Q_OBJECT
+private slots:
+  void rounding_data();
+  void rounding();
+  void references();
+  void swizzle_data();
+  void swizzle();
+  void swizzlePermutes();
+  void workloadErrors_data();
+  void workloadErrors();
+  void runVerdict_data();
+  void runVerdict();
+  void progressAndCancel();
+};
+
+void TstInterp::rounding_data() {
+  QTest::addColumn<QString>("dtype");
+  QTest::addColumn<double>("input");
+  QTest::addColumn<double>("expected");
+  QTest::addColumn<bool>("towardZero");
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto row = [](const char* name, const char* dt, double in, double out, bool rz = false) {
+    QTest::newRow(name) << QString(dt) << in << out << rz;
+  };
+  row("bf16 exact", "bf16", 1.0, 1.0);
+  row("bf16 tie to even down", "bf16", 1.0 + std::ldexp(1.0, -8), 1.0);
+  row("bf16 tie to even up", "bf16", 1.0 + 3 * std::ldexp(1.0, -8), 1.0 + std::ldexp(1.0, -6));
+  row("bf16 above tie", "bf16", 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -20),
+      1.0 + std::ldexp(1.0, -7));
+  row("bf16 max", "bf16", 3.3895313892515355e38, 3.3895313892515355e38);
+  row("bf16 overflow", "bf16", 3.4e38, inf);
+  row("bf16 nan", "bf16", nan, nan);
+  row("f16 max", "f16", 65504.0, 65504.0);
+  row("f16 below overflow tie", "f16", 65519.0, 65504.0);
+  row("f16 overflow tie", "f16", 65520.0, inf);
+  row("f16 smallest subnormal", "f16", std::ldexp(1.0, -24), std::ldexp(1.0, -24));
+  row("f16 half subnormal to even", "f16", std::ldexp(1.0, -25), 0.0);
+  row("f16 three quarter subnormal", "f16", 3 * std::ldexp(1.0, -26), std::ldexp(1.0, -24));
+  row("e4m3 max", "f8e4m3", 448.0, 448.0);
+  row("e4m3 saturates", "f8e4m3", 500.0, 448.0);
+  row("e4m3 saturates negative", "f8e4m3", -1e9, -448.0);
+  row("e4m3 infinity saturates", "f8e4m3", inf, 448.0);
+  row("e4m3 nan", "f8e4m3", nan, nan);
+  row("e4m3 0.1", "f8e4m3", 0.1, 0.1015625);
+  row("e4m3 0.1 toward zero", "f8e4m3", 0.1, 0.09375, true);
+  row("e4m3 smallest subnormal", "f8e4m3", std::ldexp(1.0, -9), std::ldexp(1.0, -9));
+  row("e4m3 half subnormal to even", "f8e4m3", std::ldexp(1.0, -10), 0.0);
+  row("e5m2 max", "f8e5m2", 57344.0, 57344.0);
+  row("e5m2 saturates", "f8e5m2", 60000.0, 57344.0);
+  row("e5m2 tie to even down", "f8e5m2", 1.125, 1.0);
+  row("e5m2 tie to even up", "f8e5m2", 1.375, 1.5);
+  row("e5m2 nan", "f8e5m2", nan, nan);
+  row("f32", "f32", 1.0 + std::ldexp(1.0, -30), 1.0);
+  row("i32 tie to even", "i32", 2.5, 2.0);
+  row("i32 tie up", "i32", 3.5, 4.0);
+  row("i32 saturates", "i32", 1e10, 2147483647.0);
+  row("i32 nan", "i32", nan, 0.0);
+  row("u8 negative", "u8", -3.0, 0.0);
+}
+
+void TstInterp::rounding() {
+  QFETCH(QString, dtype);
+  QFETCH(double, input);
+  QFETCH(double, expected);
+  QFETCH(bool, towardZero);
+  auto dt = ir::parseDType(dtype.toStdString());
+  QVERIFY2(dt, qPrintable(dtype));
+  double got = towardZero ? ref::roundTowardZero(*dt, input) : ref::roundTo(*dt, input);
+  if (std::isnan(expected))
+    QVERIFY2(std::isnan(got), qPrintable(QString::number(got, 'g', 17)));
+  else
+    QCOMPARE(got, expected);
+}
+
+void TstInterp::references() {
+  // C = A B^T with A [2, 3], B [2, 3].
+  std::vector<double> a{1, 2, 3, 4, 5, 6}, b{1, 0, -1, 2, 1, 0}, c(4);
+  ref::gemmNT(a, b, c, 2, 2, 3);
+  QCOMPARE(c, (std::vector<double>{-2, 4, -2, 13}));
+  QCOMPARE(ref::gelu(1.0), 0.8413447460685429);
+  QCOMPARE(ref::gelu(0.0), 0.0);
+  std::vector<double> y(3);
+  ref::biasGelu(std::vector<double>{0.5, -1.5, 1.0}, std::vector<double>{0.5, 1.5, -1.0}, y, 1, 3);
+  QCOMPARE(y, (std::vector<double>{0.8413447460685429, 0.0, 0.0}));
+  std::vector<double> s(2);
+  ref::rowSoftmax(std::vector<double>{0.0, std::log(3.0)}, s, 1, 2);
+  QVERIFY(std::fabs(s[0] - 0.25) < 1e-15 && std::fabs(s[1] - 0.75) < 1e-15);
+  std::vector<double> r(2);
+  ref::rmsnorm(std::vector<double>{3, 4}, std::vector<double>{1, 2}, r, 1, 2, 0.0);
+  QVERIFY(std::fabs(r[0] - 3 / std::sqrt(12.5)) < 1e-15);
+  QVERIFY(std::fabs(r[1] - 8 / std::sqrt(12.5)) < 1e-15);
+  // Attention with two keys: scores q.k = [0, 1] (scale 1), P = softmax, O = P V.
+  std::vector<double> q{1, 0, 1, 0}, k{0, 1, 1, 0}, v{1, 0, 0, 1}, o(4);
+  ref::attentionFwd(q, k, v, o, 2, 2, 2, 1.0, false);
+  double p1 = std::exp(1.0) / (1 + std::exp(1.0));
+  QVERIFY(std::fabs(o[0] - (1 - p1)) < 1e-15 && std::fabs(o[1] - p1) < 1e-15);
+  ref::attentionFwd(q, k, v, o, 2, 2, 2, 1.0, true);
+  QCOMPARE(o[0], 1.0); // the first query sees only the first key
+  QCOMPARE(o[1], 0.0);
+  // k-means: points 0 and 3 against centroids 1 and 2 (1-D).
+  auto d = ref::kmeansDistances(std::vector<double>{0, 3}, std::vector<double>{1, 2}, 1, 2, 2, 1);
+  QCOMPARE(d, (std::vector<double>{1, 4, 4, 1}));
+  QCOMPARE(ref::kmeansAssign(d, 2, 2), (std::vector<double>{0, 1}));
+}
+
+void TstInterp::swizzle_data() {
+  QTest::addColumn<QString>("mode");
+  QTest::addColumn<qint64>("logical");
+  QTest::addColumn<qint64>("physical");
+  QTest::newRow("none") << "none" << qint64(400) << qint64(400);
+  QTest::newRow("128B row 0") << "128B" << qint64(16) << qint64(16);
+  QTest::newRow("128B row 1 chunk 0") << "128B" << qint64(128) << qint64(144);
+  QTest::newRow("128B row 3 chunk 1") << "128B" << qint64(3 * 128 + 16) << qint64(3 * 128 + 32);
+  QTest::newRow("128B row 7 chunk 7 byte 5")
+      << "128B" << qint64(7 * 128 + 7 * 16 + 5) << qint64(7 * 128 + 5);
+  QTest::newRow("128B row 8 repeats row 0") << "128B" << qint64(1024 + 16) << qint64(1024 + 16);
+  QTest::newRow("64B row 5") << "64B" << qint64(5 * 128) << qint64(5 * 128 + 16);
+  QTest::newRow("64B row 4 unchanged") << "64B" << qint64(4 * 128 + 32) << qint64(4 * 128 + 32);
+  QTest::newRow("32B row 1") << "32B" << qint64(128) << qint64(144);
+  QTest::newRow("32B row 2 unchanged") << "32B" << qint64(256) << qint64(256);
+}
+
+void TstInterp::swizzle() {
+  QFETCH(QString, mode);
+  QFETCH(qint64, logical);
+  QFETCH(qint64, physical);
+  QCOMPARE(qint64(interp::swizzledByte(mode.toStdString(), logical)), physical);
+}
+
+void TstInterp::swizzlePermutes() {
+  // Every mode is a bijection on each 1024-byte atom and keeps bytes within their 16-byte chunk.
+  for (const char* mode : {"32B", "64B", "128B"}) {
+    std::set<std::int64_t> seen;
+    for (std::int64_t b = 0; b < 1024; ++b) {
+      std::int64_t p = interp::swizzledByte(mode, b);
+      QVERIFY(p >= 0 && p < 1024);
+      QCOMPARE(p % 16, b % 16);
+      QCOMPARE(p / 128, b / 128);
+      seen.insert(p);
+    }
+    QCOMPARE(seen.size(), std::size_t(1024));
+  }
+}
+
+namespace {
+
+const char* kContractHead = R"({
+  "operator": "C = A B^T",
+  "target": "sm_80",
+  "shapes": {"M": 64},
+  "dtypes": {"A": "bf16"},
+  "tolerance": {"rtol": 0.01, "atol": 0.01},
+  "oracle": "OpenBLAS",
+  "references": [],
+)";
+
+std::string writeTemp(const QTemporaryDir& dir, const std::string& name, const std::string& text) {
+  std::string path = dir.filePath(QString::fromStdString(name)).toStdString();
+  std::ofstream(path) << text;
+  return path;
+}
+
+} // namespace
+
+void TstInterp::workloadErrors_data() {
+  QTest::addColumn<QString>("run");
+  QTest::addColumn<QStringList>("expected");
+  // Line 9 of the file is the "run" line (the head has 8 lines after the brace).
+  QTest::newRow("unknown op") << R"("run": {"op": "gemv", "params": {}, "inputs": {}, "outputs": {}, "small": {}}})"
+                              << QStringList{"def-invalid-value@9:17"};
+  QTest::newRow("missing slot")
+      << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B"}, "inputs": {"A": {"dist": "normal"}, "B": {"dist": "normal"}}, "outputs": {}, "small": {}}})"
+      << QStringList{"def-missing-field@9:35"};
+  QTest::newRow("unknown slot")
+      << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C", "D": "D"}, "inputs": {"A": {"dist": "normal"}, "B": {"dist": "normal"}}, "outputs": {"C": {"rtol": 0, "atol": 0}}, "small": {}}})"
+      << QStringList{"def-invalid-value@9:71"};
+  QTest::newRow("input without distribution")
+      << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"}, "inputs": {"A": {"dist": "normal"}}, "outputs": {"C": {"rtol": 0, "atol": 0}}, "small": {}}})"
+      << QStringList{"def-missing-field@9:51"};
+  QTest::newRow("bad distribution")
+      << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"}, "inputs": {"A": {"dist": "cauchy"}, "B": {"dist": "uniform", "lo": 1, "hi": 0}}, "outputs": {"C": {"rtol": 0, "atol": 0}}, "small": {}}})"
+      << QStringList{"def-invalid-value@9:92", "def-invalid-value@9:108"};
+  QTest::newRow("negative tolerance and zero small shape")
+      << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"}, "inputs": {"A": {"dist": "normal"}, "B": {"dist": "normal"}}, "outputs": {"C": {"rtol": -1, "atol": 0}}, "small": {"M": 0}}})"
+      << QStringList{"def-invalid-value@9:155", "def-invalid-value@9:187"};
+  QTest::newRow("valid")
+      << R"("run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"}, "inputs": {"A": {"dist": "normal"}, "B": {"dist": "normal"}}, "outputs": {"C": {"rtol": 0, "atol": 0}}, "small": {"M": 16}}})"
+      << QStringList{};
+}
+
+void TstInterp::workloadErrors() {
+  QFETCH(QString, run);
+  QFETCH(QStringList, expected);
+  QTemporaryDir dir;
+  std::string path = writeTemp(dir, "w.json", std::string(kContractHead) + "  " + run.toStdString());
+  SourceManager sources;
+  DiagnosticEngine diags;
+  auto w = ref::loadWorkload(path, sources, diags);
+  QStringList got = test::codes(diags.diagnostics(), sources);
+  QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + test::messages(diags.diagnostics())));
+  QCOMPARE(w.has_value(), expected.isEmpty());
+}
+
+namespace {
+
+// A one-warp mma.sync GEMM over 16x16 tiles (K shrunk to 32 by the contract's small shapes).
+const char* kGemm = R"(kernel g target=sm_80 {
+  const M = 64
+  const N = 64
+  const K = 64
+  param A : bf16[M, K] role=input align=16
+  param B : bf16[N, K] role=input align=16
+  param C : bf16[M, N] role=output align=16
+  grid tiles=[M / 16, N / 16]
+  role main warps=0..1
+  reg a_f : bf16[16, 16] scope=warp
+  reg b_f : bf16[16, 16] scope=warp
+  reg c_f : f32[16, 16] scope=warp
+  on main {
+    for t in tiles {
+      ew.fill c_f value=0.0
+      for k in 0..K / 16 {
+        ld.global a_f, A[t.x * 16 +: 16, k * 16 +: 16]
+        ld.global b_f, B[t.y * 16 +: 16, k * 16 +: 16]
+        mma.sync c_f, a_f, b_f
+      }
+      epilogue.store C[t.x * 16 +: 16, t.y * 16 +: 16], c_f
+    }
+  }
+}
+)";
+
+const char* kGemmContract = R"({
+  "operator": "C = A B^T",
+  "target": "sm_80",
+  "shapes": {"M": 64, "N": 64, "K": 64},
+  "dtypes": {"A": "bf16", "B": "bf16", "C": "bf16"},
+  "tolerance": {"rtol": 0.02, "atol": 0.02},
+  "oracle": "OpenBLAS",
+  "references": [],
+  "run": {"op": "gemm", "params": {"A": "A", "B": "B", "C": "C"},
+          "inputs": {"A": {"dist": "uniform", "lo": -1, "hi": 1},
+                     "B": {"dist": "uniform", "lo": -1, "hi": 1}},
+          "seed": 3, "outputs": {"C": {"rtol": 0.02, "atol": 0.02}}, "small": {"K": 32}}
+})";
+
+} // namespace
+
+void TstInterp::runVerdict_data() {
+  QTest::addColumn<QString>("from");
+  QTest::addColumn<QString>("to");
+  QTest::addColumn<bool>("correct");
+  QTest::addColumn<int>("line"); ///< written_by line of the first mismatch (0: none, -1: never)
+  QTest::addColumn<QString>("codes"); ///< finding codes, comma-separated
+  QTest::newRow("correct") << "" << "" << true << 0 << "";
+  QTest::newRow("tile from t.y") << "A[t.x * 16 +: 16, k" << "A[t.y * 16 +: 16, k" << false << 21
+                                 << "dc-wrong-result";
+  QTest::newRow("K loop one block short") << "0..K / 16" << "0..K / 16 - 1" << false << 21
+                                          << "dc-wrong-result";
+  QTest::newRow("epilogue skips last column block")
+      << "grid tiles=[M / 16, N / 16]" << "grid tiles=[M / 16, N / 16 - 1]" << false << -1
+      << "dc-wrong-result";
+  QTest::newRow("contract names a missing param")
+      << "param C : bf16[M, N] role=output" << "param D : bf16[M, N] role=output" << false << 0
+      << "dc-contract-mismatch";
+  QTest::newRow("contract dtype differs")
+      << "bf16[" << "f16[" << false << 0
+      << "dc-contract-mismatch,dc-contract-mismatch,dc-contract-mismatch";
+}
+
+void TstInterp::runVerdict() {
+  QFETCH(QString, from);
+  QFETCH(QString, to);
+  QFETCH(bool, correct);
+  QFETCH(int, line);
+  QFETCH(QString, codes);
+  std::string text = kGemm;
+  if (!from.isEmpty()) {
+    // Every occurrence (the dtype row rewrites all three params and the fragments).
+    auto at = text.find(from.toStdString());
+    QVERIFY(at != std::string::npos);
+    for (; at != std::string::npos; at = text.find(from.toStdString(), at + std::size_t(to.size())))
+      text.replace(at, std::size_t(from.size()), to.toStdString());
+  }
+  if (to.contains(QStringLiteral("D : bf16"))) {
+    auto at = text.find("epilogue.store C[");
+    text.replace(at, 17, "epilogue.store D[");
+  }
+  QTemporaryDir dir;
+  std::string contract = writeTemp(dir, "g.json", kGemmContract);
+  interp::RunResult r = interp::runOnCpu(test::compiler(), "g.cake", text, contract);
+  QStringList got;
+  for (const Diagnostic& d : r.findings)
+    got << QString::fromStdString(d.code);
+  QVERIFY2(got.join(",") == codes, qPrintable(test::messages(r.findings)));
+  QCOMPARE(r.correct, correct);
+  if (line < 0) {
+    QCOMPARE(r.outputs.size(), std::size_t(1));
+    QVERIFY(r.outputs[0].firstMismatch);
+    QVERIFY(!r.outputs[0].firstMismatch->writtenBy.known);
+    // The first element never written is the first of the skipped column block.
+    QCOMPARE(r.outputs[0].firstMismatch->index, (std::vector<std::int64_t>{0, 48}));
+  } else if (line) {
+    QCOMPARE(r.outputs.size(), std::size_t(1));
+    QVERIFY(r.outputs[0].firstMismatch);
+    QCOMPARE(int(r.outputs[0].firstMismatch->writtenBy.line), line);
+    QCOMPARE(QString::fromStdString(r.outputs[0].firstMismatch->writtenBy.op),
+             QStringLiteral("epilogue.store"));
+  }
+  if (correct) {
+    QCOMPARE(r.interleavings, 3);
+    QCOMPARE(r.outputs[0].mismatches, std::int64_t(0));
+    QVERIFY(r.outputs[0].maxAbsError < 0.05);
+  }
+}
+
+void TstInterp::progressAndCancel() {
+  QTemporaryDir dir;
+  std::string contract = writeTemp(dir, "g.json", kGemmContract);
+  // 16 CTAs x 3 interleavings: progress rises to exactly 1.
+  interp::RunOptions options;
+  std::vector<double> seen;
+  options.progress = [&](double f) { seen.push_back(f); };
+  interp::RunResult r = interp::runOnCpu(test::compiler(), "g.cake", kGemm, contract, options);
+  QVERIFY(r.correct);
+  QCOMPARE(seen.size(), std::size_t(48));
+  QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+  QCOMPARE(seen.back(), 1.0);
+  // Cancelled after the first CTA: no verdict, no finding.
+  std::atomic<bool> stop{false};
+  interp::RunOptions cancelling;
+  cancelling.cancel = &stop;
+  cancelling.progress = [&](double) { stop = true; };
+  interp::RunResult c = interp::runOnCpu(test::compiler(), "g.cake", kGemm, contract, cancelling);
+  QVERIFY(c.cancelled);
+  QVERIFY(!c.ran);
+  QVERIFY(!c.correct);
+  QVERIFY2(c.findings.empty(), qPrintable(test::messages(c.findings)));
+}
+
+QTEST_GUILESS_MAIN(TstInterp)
+#include "tst_interp.moc"
