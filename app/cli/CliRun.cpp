@@ -312,8 +312,12 @@ static std::string rawOption(const std::vector<std::string>& all, const std::str
 
 int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
   // `--device cpu` on the local executor is the in-process CPU interpreter (CliRunCpu.cpp, its
-  // own options); a CPU bundle for a remote executor goes through `cake-run` there.
-  if (rawOption(all, "--device") == "cpu" &&
+  // own options); a CPU bundle for a remote executor goes through `cake-run` there, whose CPU
+  // device is the same interpreter (app/runner/CpuDevice.cpp).
+  // A bundle asked for (--bundle, --bundle-only) is built here in every case.
+  bool bundleAsked = std::find(all.begin(), all.end(), "--bundle") != all.end() ||
+                     std::find(all.begin(), all.end(), "--bundle-only") != all.end();
+  if (rawOption(all, "--device") == "cpu" && !bundleAsked &&
       (rawOption(all, "--executor").empty() || rawOption(all, "--executor") == "local"))
     return cmdRunCpu(argv0, all);
   Args a = parseArgs(all, 1,

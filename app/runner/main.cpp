@@ -2,6 +2,8 @@
 // at run time) or the CPU device, and writes the run record. Built and usable on machines
 // without a driver: there it says so in the record and exits 3.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "CpuDevice.h"
+
 #include "cake/Run/Bundle.h"
 #include "cake/Run/Executor.h"
 #include "cake/Run/Runner.h"
@@ -158,6 +160,7 @@ int runMain(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
+    cake::runner::installCpuDevice(argc > 0 ? argv[0] : "");
     return runMain(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cake-run: internal error: %s\n", e.what());

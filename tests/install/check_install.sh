@@ -15,7 +15,7 @@ fail() { echo "check_install: $*" >&2; exit 1; }
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" --strip >/dev/null || fail "cmake --install failed"
 
-for f in bin/cake bin/cake-workbench share/cake/primitives share/cake/targets/sm_90a.json \
+for f in bin/cake bin/cake-workbench bin/cake-run share/cake/primitives share/cake/targets/sm_90a.json \
          share/cake/rules share/cake/calibration share/cake/corpus/manifest.json \
          share/applications/cake-workbench.desktop share/mime/packages/cake-ir.xml \
          share/metainfo/io.github.cake_workbench.CakeWorkbench.metainfo.xml \
@@ -25,7 +25,7 @@ for f in bin/cake bin/cake-workbench share/cake/primitives share/cake/targets/sm
 done
 
 # No run path into the build tree: the installed binaries stand alone.
-for b in cake cake-workbench; do
+for b in cake cake-workbench cake-run; do
   if readelf -d "$prefix/bin/$b" | grep -E 'R(UN)?PATH' | grep -q "$build"; then
     fail "bin/$b has a run path into the build tree"
   fi
@@ -43,12 +43,28 @@ for key in ("primitive_dir", "target_dir", "corpus_dir"):
 if v["primitives"] < 1:
     sys.exit("check_install: no primitives loaded from the prefix")
 PY
+# Found through PATH (argv[0] without a directory), it still reads the prefix's data.
+ver=$(PATH="$prefix/bin:$PATH" cake version --format json)
+python3 - "$prefix" "$ver" <<'PY' || exit 1
+import json, sys
+prefix, v = sys.argv[1], json.loads(sys.argv[2])
+if not v["primitive_dir"].startswith(prefix + "/share/cake/"):
+    sys.exit(f"check_install: cake found through PATH reads {v['primitive_dir']}")
+PY
 kernel=$prefix/share/cake/corpus/hopper_gemm/gemm_ws.cake
 "$prefix/bin/cake" check "$kernel" >/dev/null || fail "installed cake check refused the Hopper GEMM"
 "$prefix/bin/cake" lower "$kernel" --emit ptx -o "$tmp/gemm.ptx" >/dev/null \
   || fail "installed cake lower failed"
 grep -q '^.target sm_90a' "$tmp/gemm.ptx" || fail "installed cake lower wrote no sm_90a PTX"
 "$prefix/bin/cake" corpus --format json >"$tmp/corpus.json" || fail "installed cake corpus failed"
+# The CPU interpreter in process, and the installed runner's CPU device on a CPU bundle.
+"$prefix/bin/cake" run --device cpu "$kernel" --format json >"$tmp/cpu.json" \
+  || fail "installed cake run --device cpu failed"
+"$prefix/bin/cake" run --device cpu "$kernel" --bundle "$tmp/cpu-bundle" --bundle-only >/dev/null \
+  || fail "installed cake run could not build a CPU bundle"
+"$prefix/bin/cake-run" "$tmp/cpu-bundle" --format json >"$tmp/cpu-record.json" \
+  || fail "installed cake-run did not run the CPU bundle correctly: $(cat "$tmp/cpu-record.json")"
+grep -q '"correct": true' "$tmp/cpu-record.json" || fail "the CPU record is not correct"
 
 # The installed workbench renders a view from the prefix.
 QT_QPA_PLATFORM=offscreen "$prefix/bin/cake-workbench" --screenshot "$tmp/shot.png" \

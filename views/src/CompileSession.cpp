@@ -477,6 +477,9 @@ quint64 CompileSession::requestBaselineDelta(const CheckSnapshotPtr& snapshot) {
         markRunning(id);
         return buildBaselineDelta(*compiler, baseline, path, text, checkJob);
       }));
+  return id;
+}
+
 quint64 CompileSession::runTask(JobKind kind, const QString& what, TaskWork work,
                                 QObject* context,
                                 std::function<void(quint64, const TaskOutcome&)> done) {

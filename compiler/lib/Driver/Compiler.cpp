@@ -21,10 +21,28 @@
 
 namespace cake::driver {
 
+namespace {
+
+/// Where the binary lies. argv[0] without a '/' was found through PATH and says nothing about
+/// the directory (resolving it against the working directory would pick the source tree's data
+/// for an installed binary): the kernel's /proc/self/exe does.
+std::filesystem::path executableFile(const std::string& executablePath) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (executablePath.find('/') == std::string::npos) {
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec)
+      return self;
+  }
+  return fs::weakly_canonical(fs::path(executablePath), ec);
+}
+
+} // namespace
+
 DataPaths defaultDataPaths(const std::string& executablePath) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path exe = fs::weakly_canonical(fs::path(executablePath), ec);
+  fs::path exe = executableFile(executablePath);
   fs::path share = exe.parent_path().parent_path() / "share" / "cake";
   if (!executablePath.empty() && fs::is_directory(share / "primitives", ec))
     return {(share / "primitives").string(), (share / "targets").string(),
@@ -37,7 +55,7 @@ DataPaths defaultDataPaths(const std::string& executablePath) {
 std::string defaultCorpusDir(const std::string& executablePath) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::path exe = fs::weakly_canonical(fs::path(executablePath), ec);
+  fs::path exe = executableFile(executablePath);
   fs::path installed = exe.parent_path().parent_path() / "share" / "cake" / "corpus";
   if (!executablePath.empty() && fs::is_regular_file(installed / "manifest.json", ec))
     return installed.string();
