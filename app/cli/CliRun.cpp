@@ -27,9 +27,6 @@
 #include <iostream>
 #include <unistd.h>
 
-#ifndef CAKE_CORPUS_DIR
-#define CAKE_CORPUS_DIR ""
-#endif
 
 namespace cake::cli {
 
@@ -49,13 +46,14 @@ extern "C" void onSignal(int) {
 
 /// The workload contract of `kernelPath`: --workload, else the corpus manifest case whose
 /// kernel is that file.
-std::string findWorkload(const Args& a, const std::string& kernelPath, std::string& id,
+std::string findWorkload(const std::string& argv0, const Args& a, const std::string& kernelPath,
+                         std::string& id,
                          std::string& error) {
   if (a.options.count("--workload")) {
     id = fs::path(a.get("--workload")).stem().string();
     return a.get("--workload");
   }
-  std::string corpus = a.get("--corpus", CAKE_CORPUS_DIR);
+  std::string corpus = a.get("--corpus", driver::defaultCorpusDir(argv0));
   SourceManager sources;
   DiagnosticEngine diags;
   auto m = driver::loadManifest(corpus, sources, diags);
@@ -142,7 +140,7 @@ static int buildBundle(const std::string& argv0, const Args& a, const std::strin
     return 1;
   }
   std::string workloadId;
-  std::string workloadPath = findWorkload(a, kernelPath, workloadId, error);
+  std::string workloadPath = findWorkload(argv0, a, kernelPath, workloadId, error);
   if (workloadPath.empty()) {
     std::fprintf(stderr, "cake run: %s\n", error.c_str());
     return 2;

@@ -164,9 +164,10 @@ void TestProposals::evaluationJob_data() {
                             << "clean" << 0;
   QTest::newRow("global-vector-align") << "global-vector-align"
                                        << "clean" << 0;
-  // The false positive: accepted corpus kernels refused by the wrong rule.
+  // The false positive: accepted corpus kernels refused by the wrong rule (six expert kernels
+  // and the two GEMM numerical negatives, which the verifier accepts).
   QTest::newRow("reg-fragment-limit") << "reg-fragment-limit"
-                                      << "regressions" << 6;
+                                      << "regressions" << 8;
 }
 
 void TestProposals::evaluationJob() {
@@ -216,8 +217,9 @@ void TestProposals::evaluationJob() {
     // kernels that gain the rule's finding.
     QCOMPARE(d.deltas.first().group, QStringLiteral("newly_rejected, changed_findings, "
                                                     "changed_predictions, changed_code"));
-    QCOMPARE(d.deltas.size(), 60);
-    QCOMPARE(d.mismatchedAfter, 60);
+    // 85 corpus cases then; 88 with the numerical negatives, two of which gain the finding.
+    QCOMPARE(d.deltas.size(), 62);
+    QCOMPARE(d.mismatchedAfter, 62);
   }
   QCOMPARE(d.examples.size(), 2);
   for (const views::ProposalExampleRow& x : d.examples)
