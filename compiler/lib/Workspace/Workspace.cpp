@@ -524,15 +524,7 @@ Expected<std::vector<Revision>> Workspace::revisions() {
   auto stmt = m_db->prepare(std::string(kRevisionColumns) + " ORDER BY id");
   if (!stmt)
     return stmt.error();
-  std::vector<Revision> out;
-  for (;;) {
-    auto row = stmt->step();
-    if (!row)
-      return row.error();
-    if (!*row)
-      return out;
-    out.push_back(readRevision(*stmt));
-  }
+  return detail::readAll<Revision>(*stmt, readRevision);
 }
 
 Expected<Revision> Workspace::revision(std::int64_t id) {

@@ -121,15 +121,7 @@ Expected<std::vector<AuditEntry>> Workspace::auditLog() {
   auto stmt = m_db->prepare(std::string(kAuditColumns) + " ORDER BY seq");
   if (!stmt)
     return stmt.error();
-  std::vector<AuditEntry> out;
-  for (;;) {
-    auto row = stmt->step();
-    if (!row)
-      return row.error();
-    if (!*row)
-      return out;
-    out.push_back(readEntry(*stmt));
-  }
+  return detail::readAll<AuditEntry>(*stmt, readEntry);
 }
 
 Expected<AuditReport> Workspace::verifyAudit() {

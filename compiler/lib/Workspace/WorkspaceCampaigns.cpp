@@ -122,15 +122,7 @@ Expected<std::vector<CampaignRecord>> Workspace::campaigns() {
       "SELECT name, folder, spec, created_at, updated_at FROM campaigns ORDER BY name");
   if (!stmt)
     return stmt.error();
-  std::vector<CampaignRecord> out;
-  for (;;) {
-    auto row = stmt->step();
-    if (!row)
-      return row.error();
-    if (!*row)
-      return out;
-    out.push_back(readCampaign(*stmt));
-  }
+  return detail::readAll<CampaignRecord>(*stmt, readCampaign);
 }
 
 Expected<std::optional<CampaignRecord>> Workspace::campaign(const std::string& name) {
@@ -248,15 +240,7 @@ Expected<std::vector<CandidateRecord>> Workspace::candidates(const std::string& 
   if (!stmt)
     return stmt.error();
   stmt->bind(1, campaignName);
-  std::vector<CandidateRecord> out;
-  for (;;) {
-    auto row = stmt->step();
-    if (!row)
-      return row.error();
-    if (!*row)
-      return out;
-    out.push_back(readCandidate(*stmt));
-  }
+  return detail::readAll<CandidateRecord>(*stmt, readCandidate);
 }
 
 Expected<std::optional<std::string>> Workspace::blob(const std::string& sha256) {

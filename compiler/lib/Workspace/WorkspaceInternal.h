@@ -18,6 +18,20 @@ Status checkJson(std::string_view text, std::string_view what, std::size_t maxBy
 /// characters.
 Status checkName(std::string_view name, std::string_view what);
 
+/// Steps `stmt` to its end and reads every row with `read(stmt)`: the one loop behind every
+/// list query of the store.
+template <class T, class Read> Expected<std::vector<T>> readAll(Statement& stmt, Read&& read) {
+  std::vector<T> out;
+  for (;;) {
+    auto row = stmt.step();
+    if (!row)
+      return row.error();
+    if (!*row)
+      return out;
+    out.push_back(read(stmt));
+  }
+}
+
 /// The content hash of an overlay whose files are sorted by kind then path (sha256 filled).
 std::string overlayHash(const std::vector<WorkspaceFile>& sorted);
 

@@ -49,15 +49,7 @@ template <class T, class Read>
 Expected<std::vector<T>> collect(Expected<Statement>& stmt, Read read) {
   if (!stmt)
     return stmt.error();
-  std::vector<T> out;
-  for (;;) {
-    auto row = stmt->step();
-    if (!row)
-      return row.error();
-    if (!*row)
-      return out;
-    out.push_back(read(*stmt));
-  }
+  return detail::readAll<T>(*stmt, read);
 }
 
 } // namespace

@@ -67,14 +67,7 @@ Expected<std::vector<RunRow>> Workspace::runs(const std::string& kernel) {
     stmt->bind(1, kernel);
   if (!stmt)
     return stmt.error();
-  std::vector<RunRow> out;
-  for (;;) {
-    auto row = stmt->step();
-    if (!row)
-      return row.error();
-    if (!*row)
-      return out;
-    const Statement& s = *stmt;
+  return detail::readAll<RunRow>(*stmt, [](const Statement& s) {
     RunRow r;
     r.id = s.integer(0);
     r.kernel = s.text(1);
@@ -88,8 +81,8 @@ Expected<std::vector<RunRow>> Workspace::runs(const std::string& kernel) {
       r.correct = s.integer(8) != 0;
     r.record = s.text(9);
     r.createdAt = s.text(10);
-    out.push_back(std::move(r));
-  }
+    return r;
+  });
 }
 
 } // namespace cake::ws
