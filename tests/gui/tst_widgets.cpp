@@ -14,6 +14,9 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMainWindow>
+#include <QMenuBar>
+#include <QVBoxLayout>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -49,6 +52,44 @@ struct HopperGraph {
 class TestWidgets : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  void ctrlFInGraphSearchesGraphNotWindow() {
+    // B1: the main window's Edit > Find (a window shortcut) and the graph's own Ctrl+F were an
+    // "ambiguous shortcut overload": with the focus in the graph, Ctrl+F did nothing at all.
+    QMainWindow window;
+    views::SelectionModel sel;
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    auto* view = new widgets::GraphView(&sel);
+    auto* other = new QLineEdit;
+    layout->addWidget(view);
+    layout->addWidget(other);
+    window.setCentralWidget(central);
+    QAction* find = window.menuBar()->addMenu(QStringLiteral("Edit"))->addAction(
+        QStringLiteral("Find"));
+    find->setShortcut(QKeySequence::Find);
+    QSignalSpy windowFind(find, &QAction::triggered);
+    window.resize(800, 600);
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+
+    view->canvas()->setFocus();
+    QTRY_VERIFY(view->canvas()->hasFocus());
+    QTest::keySequence(view->canvas(), QKeySequence::Find);
+    QCOMPARE(windowFind.count(), 0);
+    QWidget* focus = QApplication::focusWidget();
+    QVERIFY(focus && view->isAncestorOf(focus) && qobject_cast<QLineEdit*>(focus));
+    // Pressed again in the search field, it stays there (selects the text to retype).
+    QTest::keySequence(focus, QKeySequence::Find);
+    QCOMPARE(windowFind.count(), 0);
+
+    // Outside the graph the window's Find runs.
+    other->setFocus();
+    QTRY_VERIFY(other->hasFocus());
+    QTest::keySequence(other, QKeySequence::Find);
+    QCOMPARE(windowFind.count(), 1);
+  }
+
   void graphViewDrawsEveryNode() {
     HopperGraph g;
     QVERIFY(g.show());

@@ -735,12 +735,12 @@ GraphView::GraphView(views::SelectionModel* selection, QWidget* parent)
   connect(m_searchField, &QLineEdit::returnPressed, this, [this] {
     findNext(QApplication::keyboardModifiers() & Qt::ShiftModifier);
   });
-  auto* find = new QShortcut(QKeySequence::Find, this);
-  find->setContext(Qt::WidgetWithChildrenShortcut);
-  connect(find, &QShortcut::activated, this, [this] {
-    m_searchField->setFocus();
-    m_searchField->selectAll();
-  });
+  // Ctrl+F inside the graph searches the graph. A QShortcut here would clash with the main
+  // window's Edit > Find ("Ambiguous shortcut overload", nothing happens): the key is claimed
+  // through ShortcutOverride on the focusable children instead, which wins over any window
+  // shortcut while the focus is in the graph and leaves it alone elsewhere.
+  m_canvas->installEventFilter(this);
+  m_searchField->installEventFilter(this);
   auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), m_searchField);
   escape->setContext(Qt::WidgetShortcut);
   connect(escape, &QShortcut::activated, this, [this] {
@@ -1186,6 +1186,22 @@ int GraphView::setSearchText(const QString& text) {
                                                : tr("%1 matches").arg(m_matches.size()));
   updateHighlights();
   return int(m_matches.size());
+}
+
+void GraphView::focusSearch() {
+  m_searchField->setFocus(Qt::ShortcutFocusReason);
+  m_searchField->selectAll();
+}
+
+bool GraphView::eventFilter(QObject* watched, QEvent* event) {
+  if ((event->type() == QEvent::ShortcutOverride || event->type() == QEvent::KeyPress) &&
+      static_cast<QKeyEvent*>(event)->matches(QKeySequence::Find)) {
+    event->accept();
+    if (event->type() == QEvent::KeyPress)
+      focusSearch();
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void GraphView::findNext(bool backwards) {

@@ -33,6 +33,13 @@ public:
   explicit GraphView(views::SelectionModel* selection, QWidget* parent = nullptr);
   ~GraphView() override;
 
+protected:
+  /// Claims Ctrl+F (QKeySequence::Find) on the canvas and the search field, before any window
+  /// shortcut of the same key sees it.
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+public:
+
   /// Shows the graph of a snapshot (the layout follows asynchronously).
   void setSnapshot(const views::CheckSnapshotPtr& snapshot);
   /// The predicted cost share of each operation (costShares()) for the check with job id
@@ -78,6 +85,8 @@ public:
   int setSearchText(const QString& text);
   /// Moves to the next (or previous) match and selects it.
   void findNext(bool backwards = false);
+  /// Puts the keyboard focus in the search field (what Ctrl+F does inside the graph).
+  void focusSearch();
   int searchMatches() const { return int(m_matches.size()); }
   int currentMatch() const { return m_matchIndex; }
 
