@@ -431,6 +431,10 @@ private Q_SLOTS:
     model.setState(100, views::JobState::Cancelled, "cancel requested");
     model.setState(100, views::JobState::Finished, "late result");
     QCOMPARE(model.state(row), views::JobState::Cancelled);
+    // B13: a cancelled job is not complete: no 100 %, a dash.
+    QCOMPARE(model.index(row, 0).data(views::JobsModel::ProgressRole).toInt(), -2);
+    QCOMPARE(model.index(row, views::JobsModel::ProgressColumn).data().toString(),
+             QStringLiteral("—"));
     QVERIFY(!model.index(row, 0).data(views::JobsModel::ActiveRole).toBool());
     // Bounded: the oldest finished rows go first.
     model.setMaxRows(3);

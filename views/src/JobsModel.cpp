@@ -101,7 +101,12 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
     return {};
   const Row& r = m_rows[index.row()];
-  int progress = r.state == JobState::Queued ? 0 : r.state == JobState::Running ? -1 : 100;
+  // Only a finished job is complete: a cancelled, failed or superseded one never got there
+  // (B13: a cancelled job used to show 100 %).
+  int progress = r.state == JobState::Queued    ? 0
+                 : r.state == JobState::Running  ? -1
+                 : r.state == JobState::Finished ? 100
+                                                 : -2;
   switch (role) {
   case JobIdRole:
     return QVariant::fromValue(r.job.id);
@@ -133,7 +138,9 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
     case StateColumn:
       return jobStateName(r.state);
     case ProgressColumn:
-      return progress < 0 ? QStringLiteral("…") : QStringLiteral("%1%").arg(progress);
+      return progress == -1   ? QStringLiteral("…")
+             : progress == -2 ? QStringLiteral("—")
+                              : QStringLiteral("%1%").arg(progress);
     case ElapsedColumn: {
       qint64 ms = r.elapsedMs >= 0 ? r.elapsedMs : r.clock.isValid() ? r.clock.elapsed() : 0;
       return ms < 10000 ? QStringLiteral("%1 ms").arg(ms)

@@ -15,7 +15,8 @@ namespace cake::widgets {
 
 namespace {
 
-/// A progress bar: busy (indeterminate) while running, full when done.
+/// A progress bar: busy (indeterminate) while running, full when finished, empty when the job
+/// was cancelled, failed or superseded.
 class ProgressDelegate : public QStyledItemDelegate {
 public:
   using QStyledItemDelegate::QStyledItemDelegate;
@@ -29,7 +30,7 @@ public:
     // An indeterminate bar has no animation in a delegate: draw it half full, labelled.
     bar.minimum = 0;
     bar.maximum = 100;
-    bar.progress = p < 0 ? 50 : p;
+    bar.progress = p == -1 ? 50 : p == -2 ? 0 : p; // -2: ended without finishing (empty)
     bar.text = index.data().toString();
     bar.textVisible = true;
     QApplication::style()->drawControl(QStyle::CE_ProgressBar, &bar, painter);

@@ -27,7 +27,8 @@ public:
   enum Roles {
     JobIdRole = Qt::UserRole + 1, ///< quint64
     StateRole,                    ///< int(JobState)
-    ProgressRole,                 ///< -1 while indeterminate (running), 0 queued, 100 done
+    ProgressRole, ///< 0 queued, -1 running (indeterminate), 100 finished, -2 ended without
+                  ///< finishing (cancelled, failed, superseded)
     ActiveRole,                   ///< bool: queued or running (can be cancelled)
   };
 
