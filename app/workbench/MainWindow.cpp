@@ -5,6 +5,7 @@
 
 #include "cake/views/CakeHighlighter.h"
 #include "cake/views/FindingsModel.h"
+#include "cake/views/RecentFiles.h"
 #include "cake/widgets/CodeEditor.h"
 #include "cake/widgets/CompareView.h"
 #include "cake/widgets/FindingsPanel.h"
@@ -561,19 +562,14 @@ void MainWindow::onCheckFinished(const views::CheckSnapshotPtr& snapshot) {
 
 void MainWindow::addRecent(const QString& path) {
   QSettings s;
-  QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
-  while (recent.size() > 10)
-    recent.removeLast();
-  s.setValue(QStringLiteral("recentFiles"), recent);
-  s.setValue(QStringLiteral("lastFile"), path);
+  views::addRecentFile(s, path);
+  s.setValue(QStringLiteral("lastFile"), QFileInfo(path).absoluteFilePath());
   rebuildRecentMenu();
 }
 
 void MainWindow::rebuildRecentMenu() {
   m_recent->clear();
-  const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  const QStringList recent = views::recentFiles(QSettings());
   for (const QString& p : recent)
     m_recent->addAction(p, this, [this, p] { openFromUi(p); });
   m_recent->setEnabled(!recent.isEmpty());

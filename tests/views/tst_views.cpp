@@ -6,9 +6,14 @@
 #include "cake/views/BuffersModel.h"
 #include "cake/views/CompileSession.h"
 #include "cake/views/FindingsModel.h"
+#include "cake/views/RecentFiles.h"
 #include "cake/views/SelectionModel.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -36,6 +41,35 @@ const char* kGood = "kernel k target=sm_90a {\n  grid tiles=[1]\n  role r warps=
 class TestViews : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  void recentFilesAreAbsolute() {
+    // B4: Open Recent stored relative paths that failed when started from another folder.
+    QTemporaryDir dir;
+    QSettings s(dir.filePath(QStringLiteral("recent.ini")), QSettings::IniFormat);
+    s.setValue(QStringLiteral("recentFiles"),
+               QStringList{QStringLiteral("relative/old.cake"), QStringLiteral("/abs/x.cake")});
+    QCOMPARE(views::recentFiles(s), QStringList{QStringLiteral("/abs/x.cake")});
+
+    QFile f(dir.filePath(QStringLiteral("a.cake")));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    QString canonical = QFileInfo(f.fileName()).canonicalFilePath();
+    QString before = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(dir.path()));
+    views::addRecentFile(s, QStringLiteral("a.cake"));
+    views::addRecentFile(s, QStringLiteral("./sub/../a.cake")); // another spelling: one entry
+    QDir::setCurrent(before);
+    QStringList recent = views::recentFiles(s);
+    QCOMPARE(recent.first(), canonical);
+    QCOMPARE(recent.count(canonical), 1);
+    QVERIFY(QDir::isAbsolutePath(recent.first()));
+
+    for (int i = 0; i < 12; ++i)
+      views::addRecentFile(s, QStringLiteral("/abs/f%1.cake").arg(i));
+    recent = views::recentFiles(s);
+    QCOMPARE(recent.size(), 10);
+    QCOMPARE(recent.first(), QStringLiteral("/abs/f11.cake"));
+  }
+
   void findingsModel() {
     views::FindingsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
