@@ -38,17 +38,10 @@ std::atomic<bool> g_cancel{false};
 
 } // namespace
 
-namespace {
-
-extern "C" void onSignal(int) {
-  g_cancel.store(true);
-}
-
 /// The workload contract of `kernelPath`: --workload, else the corpus manifest case whose
 /// kernel is that file.
 std::string findWorkload(const std::string& argv0, const Args& a, const std::string& kernelPath,
-                         std::string& id,
-                         std::string& error) {
+                         std::string& id, std::string& error) {
   if (a.options.count("--workload")) {
     id = fs::path(a.get("--workload")).stem().string();
     return a.get("--workload");
@@ -69,6 +62,12 @@ std::string findWorkload(const std::string& argv0, const Args& a, const std::str
   error = "no workload contract for '" + kernelPath +
           "': it is not a case of the corpus manifest; give --workload FILE";
   return {};
+}
+
+namespace {
+
+extern "C" void onSignal(int) {
+  g_cancel.store(true);
 }
 
 std::string defaultRunner(const std::string& argv0) {

@@ -4,39 +4,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "CliSupport.h"
 
-#include "cake/Driver/Manifest.h"
 #include "cake/Driver/Output.h"
 #include "cake/Interp/Run.h"
 #include "cake/Support/StringUtil.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 namespace cake::cli {
-
-namespace {
-
-/// The workload of the bundled corpus case whose kernel is `kernel`, or empty.
-std::string corpusWorkload(const std::string& argv0, const std::string& kernel) {
-  std::error_code ec;
-  auto want = std::filesystem::weakly_canonical(kernel, ec);
-  SourceManager sources;
-  DiagnosticEngine diags;
-  auto manifest =
-      driver::loadManifest((std::filesystem::path(driver::defaultCorpusDir(argv0)) / "manifest.json").string(),
-                           sources, diags);
-  if (!manifest)
-    return {};
-  for (const driver::CorpusCase& c : manifest->cases) {
-    auto have = std::filesystem::weakly_canonical(manifest->kernelPath(c), ec);
-    if (!c.workload.empty() && have == want)
-      return (std::filesystem::path(manifest->baseDir) / c.workload).string();
-  }
-  return {};
-}
-
-} // namespace
 
 int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(all, 1,
@@ -69,9 +44,8 @@ int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& all) {
   options.interleavings = static_cast<int>(interleavings);
   options.maxMemoryBytes = static_cast<std::uint64_t>(maxMib) << 20;
   const std::string& path = a.positional[0];
-  std::string workload = a.get("--workload");
-  if (workload.empty())
-    workload = corpusWorkload(argv0, path);
+  std::string workloadId, lookupError;
+  std::string workload = findWorkload(argv0, a, path, workloadId, lookupError);
   if (workload.empty())
     return usageError("run", "no workload contract: pass --workload FILE (the kernel is not a "
                              "case of the bundled corpus)");

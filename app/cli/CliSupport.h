@@ -88,6 +88,11 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& args);
 /// `cake runs --workspace WS`: the stored run records.
 int cmdRuns(const std::string& argv0, const std::vector<std::string>& args);
 int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
+/// The workload contract of `kernelPath` (CliRun.cpp): --workload, else that of the corpus
+/// manifest case (--corpus, default the bundled corpus) whose kernel is that file; `id` is the
+/// contract's id. Empty with `error` when there is none.
+std::string findWorkload(const std::string& argv0, const Args& a, const std::string& kernelPath,
+                         std::string& id, std::string& error);
 /// `cake run --device cpu` on the local executor (CliRunCpu.cpp): the CPU interpreter's verdict.
 int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& args);
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& args);

@@ -8,11 +8,11 @@
 #include "cake/Driver/Compiler.h"
 #include "cake/Interp/Run.h"
 #include "cake/Run/Runner.h"
+#include "cake/Support/StringUtil.h"
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 namespace cake::runner {
 
@@ -20,24 +20,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool readText(const fs::path& path, std::string& text) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f)
-    return false;
-  std::ostringstream s;
-  s << f.rdbuf();
-  text = s.str();
-  return static_cast<bool>(f) || f.eof();
-}
-
-run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b,
-                              const run::RunnerOptions& options) {
+/// The runner's options (samples, seed of the GPU protocol's inputs) do not apply: the CPU run
+/// draws the contract's own inputs, so its verdict is the one `cake run --device cpu` gives.
+run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b) {
   run::RunRecord r = run::recordFor(b);
   r.deviceKind = "cpu";
   r.device = run::DeviceInfo{"cpu (cake interpreter)", {}, {}, {}, {}, {}};
-  std::string kernelText;
   fs::path dir(b.dir);
-  if (b.source.empty() || !readText(dir / b.source, kernelText)) {
+  std::string error;
+  std::optional<std::string> kernelText;
+  if (!b.source.empty())
+    kernelText = readFile((dir / b.source).string(), error, 64u << 20);
+  if (!kernelText) {
     r.errors.push_back({"bundle-invalid", "a CPU bundle needs its kernel source (kernel.cake)"});
     return r;
   }
@@ -60,11 +54,9 @@ run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b,
   if (!b.compilerRevision.empty() && b.compilerRevision != compiler->revision())
     r.warnings.push_back("the bundle was built by compiler revision " + b.compilerRevision +
                          "; this runner's is " + compiler->revision());
-  // The contract's own seed, so the verdict is the one `cake run --device cpu` gives.
-  (void)options;
   interp::RunOptions ro;
   interp::RunResult res =
-      interp::runOnCpu(*compiler, (dir / b.source).string(), kernelText, workload.string(), ro);
+      interp::runOnCpu(*compiler, (dir / b.source).string(), *kernelText, workload.string(), ro);
   if (!res.ran) {
     std::string why = res.findings.empty() ? std::string("the interpreter did not run the kernel")
                                            : res.findings.front().message;
@@ -100,8 +92,8 @@ run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b,
 } // namespace
 
 void installCpuDevice(const std::string& executable) {
-  run::setCpuDevice([executable](const run::Bundle& b, const run::RunnerOptions& options) {
-    return runBundleOnCpu(executable, b, options);
+  run::setCpuDevice([executable](const run::Bundle& b, const run::RunnerOptions&) {
+    return runBundleOnCpu(executable, b);
   });
 }
 

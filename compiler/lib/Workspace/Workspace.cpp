@@ -522,9 +522,7 @@ constexpr std::string_view kRevisionColumns =
 
 Expected<std::vector<Revision>> Workspace::revisions() {
   auto stmt = m_db->prepare(std::string(kRevisionColumns) + " ORDER BY id");
-  if (!stmt)
-    return stmt.error();
-  return detail::readAll<Revision>(*stmt, readRevision);
+  return detail::readAll<Revision>(stmt, readRevision);
 }
 
 Expected<Revision> Workspace::revision(std::int64_t id) {

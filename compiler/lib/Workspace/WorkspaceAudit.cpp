@@ -119,9 +119,7 @@ Expected<std::int64_t> Workspace::appendAudit(const std::string& actor, const st
 
 Expected<std::vector<AuditEntry>> Workspace::auditLog() {
   auto stmt = m_db->prepare(std::string(kAuditColumns) + " ORDER BY seq");
-  if (!stmt)
-    return stmt.error();
-  return detail::readAll<AuditEntry>(*stmt, readEntry);
+  return detail::readAll<AuditEntry>(stmt, readEntry);
 }
 
 Expected<AuditReport> Workspace::verifyAudit() {

@@ -120,9 +120,7 @@ Status Workspace::registerCampaign(const CampaignRecord& c, const std::string& a
 Expected<std::vector<CampaignRecord>> Workspace::campaigns() {
   auto stmt = m_db->prepare(
       "SELECT name, folder, spec, created_at, updated_at FROM campaigns ORDER BY name");
-  if (!stmt)
-    return stmt.error();
-  return detail::readAll<CampaignRecord>(*stmt, readCampaign);
+  return detail::readAll<CampaignRecord>(stmt, readCampaign);
 }
 
 Expected<std::optional<CampaignRecord>> Workspace::campaign(const std::string& name) {
@@ -237,10 +235,9 @@ Expected<std::int64_t> Workspace::addCandidates(const std::string& campaignName,
 
 Expected<std::vector<CandidateRecord>> Workspace::candidates(const std::string& campaignName) {
   auto stmt = m_db->prepare(std::string(kCandidateColumns) + " WHERE campaign = ?1 ORDER BY seq");
-  if (!stmt)
-    return stmt.error();
-  stmt->bind(1, campaignName);
-  return detail::readAll<CandidateRecord>(*stmt, readCandidate);
+  if (stmt)
+    stmt->bind(1, campaignName);
+  return detail::readAll<CandidateRecord>(stmt, readCandidate);
 }
 
 Expected<std::optional<std::string>> Workspace::blob(const std::string& sha256) {

@@ -18,9 +18,13 @@ Status checkJson(std::string_view text, std::string_view what, std::size_t maxBy
 /// characters.
 Status checkName(std::string_view name, std::string_view what);
 
-/// Steps `stmt` to its end and reads every row with `read(stmt)`: the one loop behind every
-/// list query of the store.
-template <class T, class Read> Expected<std::vector<T>> readAll(Statement& stmt, Read&& read) {
+/// Steps a prepared statement to its end and reads every row with `read(statement)`: the one
+/// loop behind every list query of the store (a statement that failed to prepare is its error).
+template <class T, class Read>
+Expected<std::vector<T>> readAll(Expected<Statement>& prepared, Read&& read) {
+  if (!prepared)
+    return prepared.error();
+  Statement& stmt = *prepared;
   std::vector<T> out;
   for (;;) {
     auto row = stmt.step();

@@ -44,14 +44,6 @@ ProposalRecord readProposal(const Statement& s) {
 constexpr std::string_view kProposalColumns =
     "SELECT hash, path, kind, title, author, state, created_at, updated_at FROM proposals";
 
-/// Runs `stmt` and collects one `T` per row.
-template <class T, class Read>
-Expected<std::vector<T>> collect(Expected<Statement>& stmt, Read read) {
-  if (!stmt)
-    return stmt.error();
-  return detail::readAll<T>(*stmt, read);
-}
-
 } // namespace
 
 std::string_view toString(ProposalState state) {
@@ -200,7 +192,7 @@ Expected<std::vector<ProposalRecord>> Workspace::proposals(const std::string& pa
                             (path.empty() ? " ORDER BY rowid" : " WHERE path = ?1 ORDER BY rowid"));
   if (stmt && !path.empty())
     stmt->bind(1, path);
-  return collect<ProposalRecord>(stmt, readProposal);
+  return detail::readAll<ProposalRecord>(stmt, readProposal);
 }
 
 Status Workspace::setProposalState(const std::string& hash, ProposalState state,
@@ -272,7 +264,7 @@ Expected<std::vector<Evaluation>> Workspace::evaluations(const std::string& hash
                             "WHERE proposal = ?1 ORDER BY id");
   if (stmt)
     stmt->bind(1, hash);
-  return collect<Evaluation>(stmt, [](const Statement& s) {
+  return detail::readAll<Evaluation>(stmt, [](const Statement& s) {
     return Evaluation{s.integer(0), s.text(1), s.integer(2), s.text(3), s.text(4)};
   });
 }
@@ -311,7 +303,7 @@ Expected<std::vector<Vote>> Workspace::votes(const std::string& hash) {
                             "FROM votes WHERE proposal = ?1 ORDER BY id");
   if (stmt)
     stmt->bind(1, hash);
-  return collect<Vote>(stmt, [](const Statement& s) {
+  return detail::readAll<Vote>(stmt, [](const Statement& s) {
     return Vote{s.integer(0), s.text(1),
                 s.text(2),    decisionFromString(s.text(3)).value_or(Decision::Comment),
                 s.text(4),    s.text(5)};
@@ -365,7 +357,7 @@ Workspace::gateAcceptances(std::optional<std::int64_t> revision) {
                             std::string(revision ? " WHERE revision = ?1" : "") + " ORDER BY id");
   if (stmt && revision)
     stmt->bind(1, *revision);
-  return collect<GateAcceptance>(stmt, [](const Statement& s) {
+  return detail::readAll<GateAcceptance>(stmt, [](const Statement& s) {
     return GateAcceptance{
         s.integer(0), s.text(1), s.integer(2),
         s.text(3),    s.text(4), s.isNull(5) ? std::nullopt : std::optional<std::string>(s.text(5)),

@@ -65,9 +65,7 @@ Expected<std::vector<RunRow>> Workspace::runs(const std::string& kernel) {
                     std::string(kernel.empty() ? "" : " WHERE kernel = ?1") + " ORDER BY id");
   if (stmt && !kernel.empty())
     stmt->bind(1, kernel);
-  if (!stmt)
-    return stmt.error();
-  return detail::readAll<RunRow>(*stmt, [](const Statement& s) {
+  return detail::readAll<RunRow>(stmt, [](const Statement& s) {
     RunRow r;
     r.id = s.integer(0);
     r.kernel = s.text(1);
