@@ -39,6 +39,12 @@ QString jobKindName(JobKind kind) {
     return QStringLiteral("review");
   case JobKind::Preview:
     return QStringLiteral("preview");
+  case JobKind::Import:
+    return QStringLiteral("import");
+  case JobKind::Run:
+    return QStringLiteral("run");
+  case JobKind::Sass:
+    return QStringLiteral("sass");
   }
   return {};
 }

@@ -48,7 +48,8 @@ using BaselineDeltaPtr = std::shared_ptr<const BaselineDelta>;
 enum class LoweredEmit : quint8 { Ptx, LlvmIr, Cuda };
 
 /// Evaluate, Review and Preview are the Proposals dock's jobs (runTask).
-enum class JobKind : quint8 { Check, Cost, Lower, Ptxas, Compare, Baseline, Evaluate, Review, Preview };
+enum class JobKind : quint8 { Check, Cost, Lower, Ptxas, Compare, Baseline, Evaluate, Review, Preview,
+                            Import, Run, Sass };
 enum class JobState : quint8 { Queued, Running, Finished, Failed, Superseded, Cancelled };
 QString jobKindName(JobKind kind);
 QString jobStateName(JobState state);
