@@ -48,8 +48,20 @@ using BaselineDeltaPtr = std::shared_ptr<const BaselineDelta>;
 enum class LoweredEmit : quint8 { Ptx, LlvmIr, Cuda };
 
 /// Evaluate, Review and Preview are the Proposals dock's jobs (runTask).
-enum class JobKind : quint8 { Check, Cost, Lower, Ptxas, Compare, Baseline, Evaluate, Review, Preview,
-                            Import, Run, Sass };
+enum class JobKind : quint8 {
+  Check,
+  Cost,
+  Lower,
+  Ptxas,
+  Compare,
+  Baseline,
+  Evaluate,
+  Review,
+  Preview,
+  Import,
+  Run,
+  Sass
+};
 enum class JobState : quint8 { Queued, Running, Finished, Failed, Superseded, Cancelled };
 QString jobKindName(JobKind kind);
 QString jobStateName(JobState state);
@@ -171,10 +183,10 @@ private:
   bool endJob(quint64 id, bool current, bool failed, const QString& log);
   void cancelToolJobs();
 
-  QThreadPool m_pool;     ///< check and cost jobs, in order
-  QThreadPool m_toolPool; ///< lowering and ptxas (slow, external processes)
+  QThreadPool m_pool;        ///< check and cost jobs, in order
+  QThreadPool m_toolPool;    ///< lowering and ptxas (slow, external processes)
   QThreadPool m_comparePool; ///< comparisons and baselines (two kernels lowered)
-  QThreadPool m_taskPool; ///< runTask: proposal evaluations, review acts, previews
+  QThreadPool m_taskPool;    ///< runTask: proposal evaluations, review acts, previews
   driver::DataPaths m_paths;
   QString m_workspace;
   qint64 m_workspaceRevision = 0;
