@@ -111,6 +111,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
 
   buildWorkspace();
   buildProposals();
+  setupProgressDock();
   buildMenus();
   applyPalette();
   resize(1280, 800);
@@ -197,6 +198,8 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_compareDock;
   if (name == QLatin1String("proposals"))
     return m_proposalsDock;
+  if (name == QLatin1String("progress"))
+    return m_progressDock;
   return nullptr;
 }
 
@@ -277,6 +280,7 @@ void MainWindow::buildMenus() {
   view->addAction(m_performanceDock->toggleViewAction());
   view->addAction(m_codeDock->toggleViewAction());
   view->addAction(m_jobsDock->toggleViewAction());
+  view->addAction(m_progressDock->toggleViewAction());
   view->addAction(m_compareDock->toggleViewAction());
   QMenu* compare = menuBar()->addMenu(tr("&Compare"));
   compare->addAction(tr("&Pin Current Kernel as Baseline"), this, [this] { pinCurrentAsBaseline(); });

@@ -33,9 +33,15 @@ class LoweredCodeView;
 class JobsView;
 class CompareView;
 class ProposalsView;
+class ProgressView;
 } // namespace cake::widgets
 
 namespace cake::app {
+
+/// The body of a campaign import task (ProgressImport.cpp): `cake campaign import DIR` of each
+/// folder, in order, into the workspace `workspace` with `compiler`.
+views::TaskWork importCampaignWork(std::shared_ptr<const driver::Compiler> compiler,
+                                   const QString& workspace, const QStringList& dirs);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -86,6 +92,16 @@ public:
   bool pinBaselineFile(const QString& path, QString* error = nullptr);
   /// The status bar's baseline delta ("" without a baseline).
   QString baselineStatus() const;
+
+  /// Progress dock (MainWindowProgress.cpp): reads the workspace's campaigns in the
+  /// background; imports a campaign folder first (the task worker), then reads them again.
+  void refreshProgress();
+  void importCampaignFolders(const QStringList& dirs);
+  /// Chooses the campaigns the chart overlays (applied when the store has been read).
+  void showProgressCampaigns(const QStringList& names);
+  /// No import or read is pending and the store has been read.
+  bool progressReady() const;
+  widgets::ProgressView* progressView() const { return m_progressView; }
 
 Q_SIGNALS:
   void checkShown(quint64 jobId);
@@ -153,6 +169,12 @@ private:
   widgets::ProposalsView* m_proposalsView = nullptr;
   QDockWidget* m_proposalsDock = nullptr;
   bool m_proposalsScanned = false; ///< the queue was read once (the dock was shown)
+  // Progress (issue #13 section 3).
+  void setupProgressDock();
+  widgets::ProgressView* m_progressView = nullptr;
+  QDockWidget* m_progressDock = nullptr;
+  quint64 m_progressJob = 0; ///< the pending read or import (-1: waiting for the compiler)
+  QStringList m_progressCampaigns;
   QLabel* m_status;
   QLabel* m_revision;
   QMenu* m_examples;

@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
+#include "cake/views/ProgressData.h"
 #include "cake/views/ProposalController.h"
 #include "cake/widgets/AppIcon.h"
+#include "cake/widgets/ProgressView.h"
 #include "cake/widgets/ProposalsView.h"
 
 #include <QApplication>
@@ -20,6 +22,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <cstdio>
 #include <string_view>
 
@@ -97,7 +100,7 @@ int main(int argc, char** argv) {
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
-                          "jobs, compare or all (default all).",
+                          "jobs, compare, proposals, progress or all (default all).",
                           "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
@@ -108,10 +111,15 @@ int main(int argc, char** argv) {
                              "file");
   QCommandLineOption baseline("baseline", "Pin this kernel as the baseline (deltas in the status bar and "
                               "the performance view).", "file");
+  QCommandLineOption campaign("campaign", "Campaign to show in the Progress view (repeat, or separate names "
+                              "with commas, to overlay several; default: all of the workspace's).",
+                              "name");
+  QCommandLineOption importCampaign("import-campaign", "Import this campaign folder into the workspace "
+                                    "(as `cake campaign import`; repeat for several) before showing it.", "dir");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
   parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line,
-                     compare, baseline, registry, targets});
+                     compare, baseline, campaign, importCampaign, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -130,7 +138,8 @@ int main(int argc, char** argv) {
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "compare", "proposals", "all"};
+                                      "performance", "code", "jobs", "compare", "proposals", "progress",
+                                      "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -167,6 +176,13 @@ int main(int argc, char** argv) {
   QString store = parser.value(workspace);
   if (store.isEmpty() && !headless)
     store = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("workspace");
+  // A screenshot that imports a campaign without a named workspace imports into a throwaway one.
+  QTemporaryDir scratch;
+  if (store.isEmpty() && parser.isSet(importCampaign))
+    store = scratch.path();
+  for (const QString& dir : parser.values(importCampaign))
+    if (!QFileInfo(dir).isDir())
+      return fail(QStringLiteral("--import-campaign: '%1' is not a folder").arg(dir));
   session.start(paths, store);
   window.openWorkspace(store);
   if (parser.isSet(openProposal)) {
@@ -183,6 +199,19 @@ int main(int argc, char** argv) {
   window.proposalsView()->showTab(parser.value(proposalTab));
   if (headless && viewName == QLatin1String("proposals"))
     window.scanProposals();
+  if (parser.isSet(importCampaign)) {
+    QStringList dirs;
+    for (const QString& dir : parser.values(importCampaign))
+      dirs << QFileInfo(dir).absoluteFilePath(); // the store keeps the folder kernels open from
+    window.importCampaignFolders(dirs);
+  }
+  if (headless && viewName == QLatin1String("progress") && !parser.isSet(importCampaign))
+    window.refreshProgress();
+  QStringList campaigns;
+  for (const QString& v : parser.values(campaign))
+    campaigns << v.split(',', Qt::SkipEmptyParts);
+  if (!campaigns.isEmpty())
+    window.showProgressCampaigns(campaigns);
 
   if (file.isEmpty())
     file = headless ? window.defaultExample() : QSettings().value("lastFile", window.defaultExample()).toString();
@@ -230,7 +259,7 @@ int main(int argc, char** argv) {
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
     for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
-                              "proposals"})
+                              "proposals", "progress"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -282,6 +311,22 @@ int main(int argc, char** argv) {
     cake::views::ProposalController* p = window.proposals();
     if (!waitFor([&] { return p->pendingJobs() == 0 && p->detail() && p->preview(); }, 90000))
       return fail(QStringLiteral("timed out waiting for the Proposals dock (queue, detail, preview)"));
+  }
+  if (viewName == QLatin1String("progress")) {
+    // The import (when asked for) and the read of the workspace's campaigns.
+    if (!waitFor([&] { return window.progressReady(); }, 120000))
+      return fail(QStringLiteral("timed out waiting for the Progress view (campaign import and read)"));
+    const cake::views::ProgressStorePtr& read = window.progressView()->store();
+    if (!read->error.isEmpty())
+      return fail(read->error);
+    QStringList known;
+    for (const cake::views::ProgressCampaign& c : read->campaigns)
+      known << c.name;
+    for (const QString& name : campaigns)
+      if (!known.contains(name))
+        return fail(QStringLiteral("--campaign: no campaign '%1' in the workspace (%2)")
+                        .arg(name, known.isEmpty() ? QStringLiteral("it has none") : known.join(", ")));
+    std::printf("cake-workbench: progress: %s\n", qPrintable(window.progressView()->summaryText()));
   }
   QCoreApplication::processEvents();
   qint64 readyMs = timer.elapsed();

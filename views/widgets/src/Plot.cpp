@@ -6,6 +6,7 @@
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -37,6 +38,12 @@ Plot::Plot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
             // Bar keys run n..1 top to bottom; data is sorted by key.
             if (qobject_cast<QCPBars*>(p) && dataIndex >= 0 && dataIndex < m_categories)
               Q_EMIT categoryClicked(m_categories - 1 - dataIndex);
+            // Point sets keep their order (setData without sorting would reorder by key), so
+            // the data index maps back through the stored permutation.
+            auto* g = qobject_cast<QCPGraph*>(p);
+            int handle = g ? m_pointSets.indexOf(g) : -1;
+            if (handle >= 0 && dataIndex >= 0 && dataIndex < m_pointOrder[handle].size())
+              Q_EMIT pointClicked(handle, m_pointOrder[handle][dataIndex]);
           });
   m_plot->setMouseTracking(true);
   connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
@@ -64,6 +71,8 @@ void Plot::clear() {
   m_plot->clearGraphs();
   m_categories = 0;
   m_toolTips.clear();
+  m_pointSets.clear();
+  m_pointOrder.clear();
   m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   m_plot->xAxis->setScaleType(QCPAxis::stLinear);
@@ -112,15 +121,21 @@ void Plot::addLine(const QVector<QPointF>& points, const QColor& color, const QS
     g->removeFromLegend();
 }
 
-void Plot::addPoints(const QVector<QPointF>& points, const QColor& color, const QString& legend,
-                     Marker marker, qreal size) {
+int Plot::addPoints(const QVector<QPointF>& points, const QColor& color, const QString& legend,
+                    Marker marker, qreal size) {
   QCPGraph* g = m_plot->addGraph();
+  // QCustomPlot keeps graph data sorted by key: sort here and remember where each point went.
+  QVector<int> order(points.size());
+  for (int i = 0; i < points.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return points[a].x() < points[b].x(); });
   QVector<double> x, y;
-  for (const QPointF& p : points) {
-    x << p.x();
-    y << p.y();
+  for (int i : order) {
+    x << points[i].x();
+    y << points[i].y();
   }
-  g->setData(x, y);
+  g->setData(x, y, true);
   g->setLineStyle(QCPGraph::lsNone);
   QCPScatterStyle::ScatterShape shape = marker == Marker::Disc      ? QCPScatterStyle::ssDisc
                                         : marker == Marker::Circle  ? QCPScatterStyle::ssCircle
@@ -133,6 +148,9 @@ void Plot::addPoints(const QVector<QPointF>& points, const QColor& color, const 
   g->setName(legend);
   if (legend.isEmpty())
     g->removeFromLegend();
+  m_pointSets << g;
+  m_pointOrder << order;
+  return int(m_pointSets.size()) - 1;
 }
 
 void Plot::addErrorBar(double x, double yLo, double yHi, const QColor& color) {
@@ -227,7 +245,7 @@ void Plot::setBars(const QStringList& categories, const QVector<BarSeries>& seri
               textColour(this), Qt::AlignLeft | Qt::AlignVCenter);
 }
 
-void Plot::setLegendVisible(bool visible) {
+void Plot::setLegendVisible(bool visible, int columns) {
   if (visible && !m_legendBelow) {
     // Below the axis rect, in one row: it never hides data or value labels.
     auto* row = new QCPLayoutGrid;
@@ -239,6 +257,9 @@ void Plot::setLegendVisible(bool visible) {
     row->setMargins(QMargins(0, 0, 0, 4));
     m_legendBelow = true;
   }
+  // Legend items exist already (one per graph): re-filling lays them out with the new wrap.
+  m_plot->legend->setWrap(columns);
+  m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
   m_plot->legend->setVisible(visible);
 }
 
@@ -258,6 +279,11 @@ void Plot::setTitle(const QString& title) {
 
 void Plot::replot() {
   m_plot->replot();
+}
+
+QPoint Plot::toPixel(const QPointF& data) const {
+  return QPointF(m_plot->xAxis->coordToPixel(data.x()), m_plot->yAxis->coordToPixel(data.y()))
+      .toPoint();
 }
 
 int Plot::itemCount() const {

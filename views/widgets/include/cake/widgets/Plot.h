@@ -12,6 +12,7 @@
 #include <QWidget>
 
 class QCustomPlot;
+class QCPGraph;
 
 namespace cake::widgets {
 
@@ -33,8 +34,9 @@ public:
                double yMin, double yMax, bool yLog);
   void addLine(const QVector<QPointF>& points, const QColor& color, const QString& legend,
                Qt::PenStyle style = Qt::SolidLine, qreal width = 2);
-  void addPoints(const QVector<QPointF>& points, const QColor& color, const QString& legend,
-                 Marker marker = Marker::Disc, qreal size = 10);
+  /// Returns the set's handle, which pointClicked() names.
+  int addPoints(const QVector<QPointF>& points, const QColor& color, const QString& legend,
+                Marker marker = Marker::Disc, qreal size = 10);
   /// A vertical bar from yLo to yHi at x, with caps.
   void addErrorBar(double x, double yLo, double yHi, const QColor& color);
   /// Text anchored at a data point (`align`: which side of the text touches the point).
@@ -46,19 +48,24 @@ public:
   /// `toolTips` (one per category) show on hover. A click emits categoryClicked().
   void setBars(const QStringList& categories, const QVector<BarSeries>& series,
                const QString& valueLabel, const QStringList& toolTips = {});
-  /// The legend, in a row below the plot area.
-  void setLegendVisible(bool visible);
+  /// The legend, below the plot area: in one row, or wrapped after `columns` entries.
+  void setLegendVisible(bool visible, int columns = 0);
   void setTitle(const QString& title);
   /// Redraws (call after changing the content).
   void replot();
   /// Number of drawn items (lines, point sets, bars, texts): tests use it to see content.
   int itemCount() const;
+  /// Where a data point is drawn, in the coordinates of the canvas (the child named
+  /// "plotCanvas"; tests click there). Valid after replot() of a shown plot.
+  QPoint toPixel(const QPointF& data) const;
   /// Restores the ranges of setAxes() / setBars() (also on double click).
   void resetView();
 
 Q_SIGNALS:
   /// A bar of category `index` (setBars order) was clicked.
   void categoryClicked(int index);
+  /// Point `index` (addPoints order) of the point set `handle` was clicked.
+  void pointClicked(int handle, int index);
 
 protected:
   void changeEvent(QEvent* event) override;
@@ -70,7 +77,9 @@ private:
   bool m_legendBelow = false;
   int m_categories = 0;
   QStringList m_toolTips;
-  double m_range[4] = {0, 1, 0, 1}; ///< x lo, x hi, y lo, y hi as last set
+  QVector<QCPGraph*> m_pointSets;     ///< addPoints() handles
+  QVector<QVector<int>> m_pointOrder; ///< per set: data index → the caller's point index
+  double m_range[4] = {0, 1, 0, 1};   ///< x lo, x hi, y lo, y hi as last set
 };
 
 } // namespace cake::widgets
