@@ -163,6 +163,12 @@ void TestProgress::staircase() {
   QCOMPARE(c.curves[0].refs.first(), (views::CandidateRef{0, 0}));
   QCOMPARE(c.curves[0].refs.last(), (views::CandidateRef{0, 4}));
   QCOMPARE(c.curves[1].refs.last(), (views::CandidateRef{0, 5}));
+  // An equal speedup is no improvement: no step, no mark.
+  views::ProgressChart tie = views::progressChart(
+      {campaign("t", "r::-:A:100:-:0:0; a1:a:r:A:50:-:0:0; a2:a:r:A:50:-:0:0")},
+      views::ProgressAxis::Candidates);
+  QCOMPARE(stairText(tie.curves.at(0)), QStringLiteral("0,1 1,1 1,2 2,2"));
+  QCOMPARE(tie.curves.at(0).improved, (QVector<bool>{false, true, false}));
   QCOMPARE(c.yMin, 100.0 / 120.0);
   QCOMPARE(c.yMax, 2.0);
   QCOMPARE(c.xMax, 3.0);
