@@ -349,6 +349,7 @@ void MainWindow::openWorkspace(const QString& dir) {
   // The compiler overlays the workspace's head: load it again unless it already does.
   if (dir != m_session->workspace())
     m_session->start(m_session->dataPaths(), dir);
+  progressWorkspaceChanged();
   if (!m_proposalsScanned)
     return;
   m_proposals->refresh();

@@ -171,6 +171,8 @@ private:
   bool m_proposalsScanned = false; ///< the queue was read once (the dock was shown)
   // Progress (issue #13 section 3).
   void setupProgressDock();
+  /// Reads the new workspace's campaigns when the dock has been read before.
+  void progressWorkspaceChanged();
   widgets::ProgressView* m_progressView = nullptr;
   QDockWidget* m_progressDock = nullptr;
   quint64 m_progressJob = 0; ///< the pending read or import (-1: waiting for the compiler)

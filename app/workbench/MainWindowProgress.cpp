@@ -36,6 +36,8 @@ void MainWindow::setupProgressDock() {
             openFromUi(path);
             statusBar()->showMessage(tr("%1 / %2").arg(campaign, id), 4000);
           });
+  connect(m_progressView, &widgets::ProgressView::reloadRequested, this,
+          [this] { refreshProgress(); });
   // The store is read when the dock is first shown: a session that never looks pays nothing.
   connect(m_progressDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (visible && m_progressJob == 0 && !m_progressView->store())
@@ -96,6 +98,11 @@ void MainWindow::importCampaignFolders(const QStringList& dirs) {
     start();
     once->deleteLater();
   });
+}
+
+void MainWindow::progressWorkspaceChanged() {
+  if (m_progressView->store())
+    refreshProgress();
 }
 
 bool MainWindow::progressReady() const {

@@ -6,6 +6,7 @@
 #include "cake/widgets/ProgressView.h"
 
 #include <QSignalSpy>
+#include <QToolButton>
 #include <QtTest>
 
 using namespace cake;
@@ -112,6 +113,12 @@ void TestProgressView::campaignsAndAxis() {
   // A new read keeps the choice when the campaign still exists.
   view.setStore(store());
   QCOMPARE(view.selectedCampaigns(), QStringList{"alpha"});
+  // Reload asks the dock for a new read.
+  QSignalSpy reload(&view, &widgets::ProgressView::reloadRequested);
+  auto* button = view.findChild<QToolButton*>(QStringLiteral("progressReload"));
+  QVERIFY(button);
+  button->click();
+  QCOMPARE(reload.count(), 1);
 }
 
 QTEST_MAIN(TestProgressView)

@@ -31,8 +31,8 @@ QString number(double v) {
 
 ProgressView::ProgressView(QWidget* parent)
     : QWidget(parent), m_campaigns(new QToolButton(this)), m_axis(new QComboBox(this)),
-      m_basis(new QComboBox(this)), m_summary(new QLabel(this)), m_progress(new Plot(this)),
-      m_scatterPlot(new Plot(this)) {
+      m_basis(new QComboBox(this)), m_reload(new QToolButton(this)), m_summary(new QLabel(this)),
+      m_progress(new Plot(this)), m_scatterPlot(new Plot(this)) {
   setObjectName(QStringLiteral("progressView"));
   m_progress->setObjectName(QStringLiteral("progressPlot"));
   m_scatterPlot->setObjectName(QStringLiteral("predictedMeasuredPlot"));
@@ -47,6 +47,10 @@ ProgressView::ProgressView(QWidget* parent)
   m_basis->setObjectName(QStringLiteral("progressBasis"));
   m_basis->addItem(tr("predicted speedup"), int(views::ProgressBasis::Predicted));
   m_basis->addItem(tr("measured speedup"), int(views::ProgressBasis::Measured));
+  m_reload->setObjectName(QStringLiteral("progressReload"));
+  m_reload->setText(tr("Reload"));
+  m_reload->setToolTip(tr("Read the workspace's campaigns again"));
+  connect(m_reload, &QToolButton::clicked, this, &ProgressView::reloadRequested);
   m_summary->setObjectName(QStringLiteral("progressSummary"));
   m_summary->setWordWrap(true);
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -56,6 +60,7 @@ ProgressView::ProgressView(QWidget* parent)
   bar->addWidget(m_axis);
   bar->addWidget(m_basis);
   bar->addStretch(1);
+  bar->addWidget(m_reload);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(m_progress);
   split->addWidget(m_scatterPlot);

@@ -46,6 +46,8 @@ public:
 Q_SIGNALS:
   /// A candidate's point was clicked: its campaign, the campaign folder and kernel path.
   void candidateActivated(QString campaign, QString id, QString folder, QString kernel);
+  /// The user asked to read the workspace's campaigns again (Reload).
+  void reloadRequested();
 
 private:
   void rebuild();
@@ -62,6 +64,7 @@ private:
   QToolButton* m_campaigns;
   QComboBox* m_axis;
   QComboBox* m_basis;
+  QToolButton* m_reload;
   QLabel* m_summary;
   Plot* m_progress;
   Plot* m_scatterPlot;
