@@ -111,6 +111,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
 
   buildWorkspace();
   buildProposals();
+  setupRunsDock();
   buildMenus();
   applyPalette();
   resize(1280, 800);
@@ -197,6 +198,8 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_compareDock;
   if (name == QLatin1String("proposals"))
     return m_proposalsDock;
+  if (name == QLatin1String("runs"))
+    return m_runsDock;
   return nullptr;
 }
 
@@ -301,6 +304,7 @@ void MainWindow::buildMenus() {
       QMessageBox::warning(this, tr("Compare"), error);
   });
   view->addAction(m_proposalsDock->toggleViewAction());
+  view->addAction(m_runsDock->toggleViewAction());
   rebuildRecentMenu();
 }
 
@@ -342,6 +346,7 @@ void MainWindow::scanProposals() {
 
 void MainWindow::openWorkspace(const QString& dir) {
   m_proposals->setWorkspace(dir);
+  m_runs->setWorkspace(dir);
   // The compiler overlays the workspace's head: load it again unless it already does.
   if (dir != m_session->workspace())
     m_session->start(m_session->dataPaths(), dir);

@@ -3,6 +3,7 @@
 #include "MainWindow.h"
 
 #include "cake/views/ProposalController.h"
+#include "cake/views/RunController.h"
 #include "cake/widgets/AppIcon.h"
 #include "cake/widgets/ProposalsView.h"
 
@@ -97,7 +98,7 @@ int main(int argc, char** argv) {
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
-                          "jobs, compare or all (default all).",
+                          "jobs, compare, proposals, runs or all (default all).",
                           "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "compare", "proposals", "all"};
+                                      "performance", "code", "jobs", "compare", "proposals", "runs", "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -230,7 +231,7 @@ int main(int argc, char** argv) {
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
     for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
-                              "proposals"})
+                              "proposals", "runs"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -282,6 +283,14 @@ int main(int argc, char** argv) {
     cake::views::ProposalController* p = window.proposals();
     if (!waitFor([&] { return p->pendingJobs() == 0 && p->detail() && p->preview(); }, 90000))
       return fail(QStringLiteral("timed out waiting for the Proposals dock (queue, detail, preview)"));
+  }
+  if (viewName == QLatin1String("runs")) {
+    // The workspace's runs read (the store; none without --workspace).
+    cake::views::RunController* r = window.runs();
+    if (!waitFor([&] { return r->reads() > 0 && !r->reading(); }, 30000))
+      return fail(QStringLiteral("timed out waiting for the Runs dock (the workspace's runs)"));
+    std::printf("cake-workbench: runs: %d stored%s\n", r->model()->rowCount(),
+                r->storeError().isEmpty() ? "" : qPrintable(QStringLiteral(" (%1)").arg(r->storeError())));
   }
   QCoreApplication::processEvents();
   qint64 readyMs = timer.elapsed();
