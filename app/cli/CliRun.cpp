@@ -421,6 +421,10 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
                                            : "executor-failed";
     record = run::failureRecord(dir.string(), executor->name(), codeName, res.error);
   }
+  if (res.requeues > 0)
+    record.warnings.push_back("Slurm requeued the job " + std::to_string(res.requeues) +
+                              " time(s) after it had started (node failure or scontrol "
+                              "requeue); this record is the last attempt's");
   record.executor = executor->name() +
                     (res.jobId.empty() || executorSpec == "local" ? "" : " (" + res.jobId + ")");
   if (!res.log.empty() && format == "text")

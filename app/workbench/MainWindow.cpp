@@ -17,6 +17,7 @@
 #include "cake/widgets/LoweredCodeView.h"
 #include "cake/widgets/PerformanceView.h"
 #include "cake/views/ProposalController.h"
+#include "cake/views/RunController.h"
 #include "cake/widgets/ProposalsView.h"
 
 #include <QAction>

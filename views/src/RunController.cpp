@@ -35,8 +35,8 @@ RunController::RunController(CompileSession* session, QObject* parent)
 RunController::~RunController() = default;
 
 void RunController::setWorkspace(const QString& dir) {
-  if (dir == m_workspace)
-    return;
+  if (dir == m_workspace && m_refreshGeneration > 0)
+    return; // read already (the first call reads even "no workspace": the dock says so)
   m_workspace = dir;
   refresh();
 }

@@ -107,9 +107,11 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
   case Kernel:
     return e.kernel;
-  case Device:
-    return e.deviceKind.isEmpty() ? e.deviceName
-                                  : QStringLiteral("%1 · %2").arg(e.deviceKind, e.deviceName);
+  case Device: {
+    // "none": the run never reached a device (no driver, refused target, executor failure).
+    QString name = e.deviceName == QLatin1String("none") ? tr("no device") : e.deviceName;
+    return e.deviceKind.isEmpty() ? name : QStringLiteral("%1 · %2").arg(e.deviceKind, name);
+  }
   case Executor:
     return e.executor;
   case Correct:
@@ -121,7 +123,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   case DeltaBaseline:
     return deltaText(e);
   case When:
-    return e.createdAt;
+    return QString(e.createdAt.left(19)).replace('T', ' ') + QStringLiteral(" UTC");
   default:
     return {};
   }

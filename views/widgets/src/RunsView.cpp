@@ -22,6 +22,25 @@
 
 namespace cake::widgets {
 
+namespace {
+
+/// Word-wraps a note for the plot's corner (the plot does not wrap text itself).
+QString wrapped(const QString& text, int width) {
+  QStringList lines;
+  QString line;
+  for (const QString& word : text.split(' ', Qt::SkipEmptyParts)) {
+    if (!line.isEmpty() && line.size() + 1 + word.size() > width) {
+      lines << line;
+      line.clear();
+    }
+    line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+  }
+  lines << line;
+  return lines.join('\n');
+}
+
+} // namespace
+
 RunsView::RunsView(views::RunController* controller, QWidget* parent)
     : QWidget(parent), m_controller(controller) {
   setObjectName(QStringLiteral("runsView"));
@@ -83,7 +102,8 @@ RunsView::RunsView(views::RunController* controller, QWidget* parent)
   m_plot->setMinimumSize(220, 180);
   m_quality = new QLabel(this);
   m_quality->setObjectName(QStringLiteral("runsQuality"));
-  m_quality->setWordWrap(true);
+  // Two explicit lines: a word-wrapped label in this layout gets one line's height and clips.
+  m_quality->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Minimum);
   m_log = new QPlainTextEdit(this);
   m_log->setObjectName(QStringLiteral("runsLog"));
   m_log->setReadOnly(true);
@@ -104,8 +124,8 @@ RunsView::RunsView(views::RunController* controller, QWidget* parent)
   auto* top = new QSplitter(Qt::Horizontal, this);
   top->addWidget(m_table);
   top->addWidget(right);
-  top->setStretchFactor(0, 3);
-  top->setStretchFactor(1, 2);
+  top->setStretchFactor(0, 5);
+  top->setStretchFactor(1, 3);
   auto* vertical = new QSplitter(Qt::Vertical, this);
   vertical->addWidget(top);
   vertical->addWidget(m_log);
@@ -249,8 +269,8 @@ void RunsView::updateScatter() {
   m_plot->setTitle(tr("predicted vs measured (timed GPU runs)"));
   if (m_scatter.points.isEmpty()) {
     m_plot->setAxes(tr("predicted µs"), 1, 1000, true, tr("measured µs"), 1, 1000, true);
-    m_plot->addNote(m_scatter.note);
-    m_quality->setText(tr("Spearman's ρ and top-1 regret need timed GPU runs."));
+    m_plot->addNote(wrapped(m_scatter.note, 36));
+    m_quality->setText(tr("Spearman's ρ and top-1 regret\nneed timed GPU runs."));
     m_plot->replot();
     return;
   }
@@ -268,14 +288,14 @@ void RunsView::updateScatter() {
   for (int i = 0; i < m_scatter.points.size(); ++i)
     m_plot->addText(m_scatter.points[i], m_scatter.labels[i], palette().color(QPalette::Text));
   if (!m_scatter.note.isEmpty())
-    m_plot->addNote(m_scatter.note);
+    m_plot->addNote(wrapped(m_scatter.note, 36));
   QString rho = m_scatter.spearman ? QString::number(*m_scatter.spearman, 'f', 3)
                                    : QStringLiteral("—");
   QString regret = m_scatter.regret ? QStringLiteral("%1 % over %2 workload(s)")
                                           .arg(*m_scatter.regret * 100, 0, 'f', 1)
                                           .arg(m_scatter.regretGroups)
                                     : QStringLiteral("—");
-  m_quality->setText(tr("%1 kernel(s) · Spearman's ρ %2 · top-1 regret %3")
+  m_quality->setText(tr("%1 kernel(s) · Spearman's ρ %2\ntop-1 regret %3")
                          .arg(m_scatter.points.size())
                          .arg(rho, regret));
   m_plot->replot();
