@@ -86,9 +86,9 @@ run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b,
     r.warnings.push_back("the interleavings disagree: the result depends on timing");
   if (!res.correct)
     r.errors.push_back({"incorrect", "the CPU run does not match the reference operator"});
-  r.warnings.push_back(std::string("CPU device: ") +
-                       (options.cpuSmallShapes ? "small" : "full") + " shapes, " +
-                       std::to_string(res.interleavings) + " interleavings in " + std::to_string(res.wallSeconds) +
+  r.warnings.push_back(std::string("CPU device: ") + (options.cpuSmallShapes ? "small" : "full") +
+                       " shapes, " + std::to_string(res.interleavings) + " interleavings in " +
+                       std::to_string(res.wallSeconds) +
                        " s; no timing (the interpreter says nothing about GPU speed)");
   return r;
 }

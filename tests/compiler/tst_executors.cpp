@@ -10,8 +10,8 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
-#include <QThread>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
 #include <csignal>
@@ -424,8 +424,10 @@ void TestExecutors::slurmRequeue() {
     QThread::msleep(100);
   bool sawRunning = st.value(1) == "RUNNING";
   QString id = st.value(0);
-  Script down = runScript("scontrol", {"update", "nodename=" + node, "state=down",
-                                       "reason=cake-requeue-test"});
+  // Well into the attempt (the runner waits 5 s), as a node failure would be.
+  QThread::msleep(1500);
+  Script down = runScript("scontrol",
+                          {"update", "nodename=" + node, "state=down", "reason=cake-requeue-test"});
   t.restart();
   while (t.elapsed() < 30000 && (st = jobState()).value(1) != "PENDING")
     QThread::msleep(100);
@@ -445,7 +447,7 @@ void TestExecutors::slurmRequeue() {
   QCOMPARE(QString::fromStdString(res.jobId), id);
   checkRecord(res, "slurm:debug");
   QCOMPARE(res.requeues, 1);
-  QVERIFY2(res.log.find("was requeued after it had started") != std::string::npos,
+  QVERIFY2(res.log.find("Slurm job " + res.jobId + " was requeued") != std::string::npos,
            res.log.c_str());
   QVERIFY(processesWith(o.sharedDir + "/run-").empty());
 }

@@ -36,9 +36,12 @@ private Q_SLOTS:
     QTest::addColumn<bool>("workspace");
     QTest::addColumn<QString>("size");
     QTest::addColumn<QString>("runs");
-    QTest::newRow("no workspace") << false << "1024x640" << "runs: 0 stored";
-    QTest::newRow("CLI runs, 1024x640") << true << "1024x640" << "runs: 2 stored";
-    QTest::newRow("CLI runs, 1440x900") << true << "1440x900" << "runs: 2 stored";
+    QTest::newRow("no workspace") << false << "1024x640"
+                                  << "runs: 0 stored";
+    QTest::newRow("CLI runs, 1024x640") << true << "1024x640"
+                                        << "runs: 2 stored";
+    QTest::newRow("CLI runs, 1440x900") << true << "1440x900"
+                                        << "runs: 2 stored";
   }
   void renders() {
     QFETCH(bool, workspace);
@@ -47,8 +50,8 @@ private Q_SLOTS:
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     QString kernel = QStringLiteral(CAKE_CORPUS_DIR) + "/bias_gelu/bias_gelu.cake";
-    QStringList args{"--screenshot", dir.filePath("r.png"), "--view", "runs", "--size", size,
-                     "--open", kernel};
+    QStringList args{
+        "--screenshot", dir.filePath("r.png"), "--view", "runs", "--size", size, "--open", kernel};
     if (workspace) {
       QString ws = dir.filePath("ws");
       QString out;

@@ -27,7 +27,8 @@ void storeRecord(ws::Workspace& ws, const std::string& kernel, const std::string
   r.scheduleHash = kernel + "-hash";
   r.target = "sm_90a";
   r.deviceKind = kind;
-  r.device = run::DeviceInfo{kind == "gpu" ? "TEST DATA GPU" : "cpu (cake interpreter)", {}, {}, {}, {}, {}};
+  r.device = run::DeviceInfo{
+      kind == "gpu" ? "TEST DATA GPU" : "cpu (cake interpreter)", {}, {}, {}, {}, {}};
   r.workload = "w";
   r.correct = true;
   if (!samples.empty()) {

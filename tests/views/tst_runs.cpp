@@ -171,9 +171,10 @@ private Q_SLOTS:
     const double none = std::nan("");
     QTest::newRow("no runs") << QVector<views::RunEntry>{} << 0 << none << none
                              << "No timed GPU runs";
-    QTest::newRow("CPU runs only") << QVector<views::RunEntry>{
-        entryOf(cpuRecord("a", "sm_80", true), 1), entryOf(cpuRecord("b", "sm_80", true), 2)}
-                                   << 0 << none << none << "2 CPU run(s) prove correctness only";
+    QTest::newRow("CPU runs only")
+        << QVector<views::RunEntry>{entryOf(cpuRecord("a", "sm_80", true), 1),
+                                    entryOf(cpuRecord("b", "sm_80", true), 2)}
+        << 0 << none << none << "2 CPU run(s) prove correctness only";
     // A CPU record that carries samples is still not timed: interpreter time is not kernel time.
     run::RunRecord cpuWithSamples = cpuRecord("c", "sm_80", true);
     cpuWithSamples.samplesUs = {5, 5, 5};
@@ -182,20 +183,18 @@ private Q_SLOTS:
     QTest::newRow("CPU record with samples") << QVector<views::RunEntry>{entryOf(cpuWithSamples, 1)}
                                              << 0 << none << none << "1 CPU run(s)";
     run::RunRecord noPrediction = gpuRecord("d", "h", "sm_90a", {3}, {});
-    QTest::newRow("timed without prediction")
-        << QVector<views::RunEntry>{entryOf(noPrediction, 1)} << 0 << none << none
-        << "No timed GPU runs";
+    QTest::newRow("timed without prediction") << QVector<views::RunEntry>{entryOf(noPrediction, 1)}
+                                              << 0 << none << none << "No timed GPU runs";
     QTest::newRow("one timed kernel")
         << QVector<views::RunEntry>{entryOf(gpuRecord("k1", "h1", "sm_90a", {10}, 8.0), 1)} << 1
         << none << none << "a rank correlation needs two";
     // Three alternatives for one workload: predicted order k1 < k2 < k3, measured k2 < k1 < k3.
     // rho = 1 - 6 * (1 + 1 + 0) / (3 * 8) = 0.5; the predicted best (k1, 12 us) against the
     // measured best (k2, 10 us): regret 0.2.
-    QVector<views::RunEntry> three{
-        entryOf(gpuRecord("k1", "h1", "sm_90a", {12}, 5.0, {}, "w"), 1),
-        entryOf(gpuRecord("k2", "h2", "sm_90a", {10}, 6.0, {}, "w"), 2),
-        entryOf(gpuRecord("k3", "h3", "sm_90a", {20}, 7.0, {}, "w"), 3),
-        entryOf(cpuRecord("k1", "sm_90a", true), 4)};
+    QVector<views::RunEntry> three{entryOf(gpuRecord("k1", "h1", "sm_90a", {12}, 5.0, {}, "w"), 1),
+                                   entryOf(gpuRecord("k2", "h2", "sm_90a", {10}, 6.0, {}, "w"), 2),
+                                   entryOf(gpuRecord("k3", "h3", "sm_90a", {20}, 7.0, {}, "w"), 3),
+                                   entryOf(cpuRecord("k1", "sm_90a", true), 4)};
     QTest::newRow("three alternatives") << three << 3 << 0.5 << 0.2 << "";
     // An older timed record of the same kernel and schedule is superseded by the newer one.
     QVector<views::RunEntry> again = three;
@@ -250,8 +249,8 @@ private Q_SLOTS:
     QVector<views::RunEntry> stored{
         entryOf(gpuRecord("ampere", scheduleHashOf(path), "sm_80", {800, 810}, 700.0), 7),
         entryOf(gpuRecord("ampere", "0000000000000000", "sm_80", {900}, 700.0), 8)};
-    views::PerformanceData d = views::performanceData(*check, *cost->estimate,
-                                                      check->result.model.target, &stored);
+    views::PerformanceData d =
+        views::performanceData(*check, *cost->estimate, check->result.model.target, &stored);
     QCOMPARE(int(d.measured.size()), before + 1);
     QVERIFY2(d.measured.back().label.startsWith(QStringLiteral("run 7: 805 us")),
              qPrintable(d.measured.back().label));
@@ -261,11 +260,16 @@ private Q_SLOTS:
   void calibrationRefused_data() {
     QTest::addColumn<QString>("which");
     QTest::addColumn<QString>("refusal");
-    QTest::newRow("cpu only") << "cpu" << "no correct, timed GPU run (2 selected, 2 on the CPU)";
-    QTest::newRow("one kernel") << "one" << "One timed kernel (bias_gelu)";
-    QTest::newRow("two targets") << "targets" << "mixes targets";
-    QTest::newRow("kernel changed") << "changed" << "changed since it ran";
-    QTest::newRow("kernel gone") << "gone" << "cannot read its kernel";
+    QTest::newRow("cpu only") << "cpu"
+                              << "no correct, timed GPU run (2 selected, 2 on the CPU)";
+    QTest::newRow("one kernel") << "one"
+                                << "One timed kernel (bias_gelu)";
+    QTest::newRow("two targets") << "targets"
+                                 << "mixes targets";
+    QTest::newRow("kernel changed") << "changed"
+                                    << "changed since it ran";
+    QTest::newRow("kernel gone") << "gone"
+                                 << "cannot read its kernel";
   }
   void calibrationRefused() {
     QFETCH(QString, which);
@@ -297,8 +301,7 @@ private Q_SLOTS:
     QVERIFY(!p.ok());
     QVERIFY2(p.refusal.contains(refusal), qPrintable(p.refusal));
     QVERIFY(p.folder.isEmpty());
-    QVERIFY(!QDir(dir.filePath("proposals")).exists() ||
-            QDir(dir.filePath("proposals")).isEmpty());
+    QVERIFY(!QDir(dir.filePath("proposals")).exists() || QDir(dir.filePath("proposals")).isEmpty());
   }
 
   void calibrationProposal() {
@@ -323,7 +326,8 @@ private Q_SLOTS:
     QVERIFY2(p.ok(), qPrintable(p.refusal));
     QCOMPARE(p.target, QStringLiteral("sm_80"));
     QCOMPARE(p.measurements, 3);
-    QVERIFY2(p.rmsAfter < p.rmsBefore, qPrintable(QStringLiteral("%1 -> %2").arg(p.rmsBefore).arg(p.rmsAfter)));
+    QVERIFY2(p.rmsAfter < p.rmsBefore,
+             qPrintable(QStringLiteral("%1 -> %2").arg(p.rmsBefore).arg(p.rmsAfter)));
     QVERIFY(QFileInfo(p.folder).isDir());
     QCOMPARE(QFileInfo(p.folder).absolutePath(), QDir(dir.filePath("proposals")).absolutePath());
 
@@ -332,14 +336,13 @@ private Q_SLOTS:
     DiagnosticEngine diags;
     auto proposal = proposal::loadProposal(p.folder.toStdString(), sources, diags);
     QVERIFY2(proposal, diags.diagnostics().empty() ? "not loaded"
-                                                    : diags.diagnostics().front().message.c_str());
+                                                   : diags.diagnostics().front().message.c_str());
     QCOMPARE(int(proposal->kind), int(proposal::Kind::Calibration));
     QCOMPARE(int(proposal->files.size()), 1);
     QCOMPARE(QString::fromStdString(proposal->files[0].name), QStringLiteral("sm_80.json"));
     QCOMPARE(int(proposal->evidence.size()), 4); // three runs and the fit's quality
     QVERIFY(QString::fromStdString(proposal->evidence[0]).contains("\"median_us\""));
-    proposal::Evaluation e =
-        proposal::evaluateProposal(*proposal, test::dataPaths(), {}, nullptr);
+    proposal::Evaluation e = proposal::evaluateProposal(*proposal, test::dataPaths(), {}, nullptr);
     QVERIFY2(e.valid, e.findingsText.empty() ? "invalid" : e.findingsText.front().c_str());
 
     // A second proposal from the same runs is a new folder (content identifies a proposal).
@@ -377,8 +380,7 @@ private Q_SLOTS:
     views::RunRequest r;
     r.kernelPath = test::corpusPath("bias_gelu/bias_gelu.cake");
     r.timeoutSeconds = 240;
-    QCOMPARE(controller.arguments(r).mid(0, 2),
-             (QStringList{"run", r.kernelPath}));
+    QCOMPARE(controller.arguments(r).mid(0, 2), (QStringList{"run", r.kernelPath}));
     QVERIFY(controller.arguments(r).contains("--shapes"));
     QSignalSpy finished(&controller, &views::RunController::runFinished);
     quint64 job = controller.start(r, &error);

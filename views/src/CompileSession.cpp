@@ -300,8 +300,8 @@ quint64 CompileSession::requestCost(const CheckSnapshotPtr& snapshot) {
     if (endJob(id, current, result && !result->data.ok, log) && result)
       Q_EMIT costFinished(result);
   });
-  watcher->setFuture(
-      QtConcurrent::run(&m_pool, [this, compiler, cancel, snapshot, id, workspace]() -> CostSnapshotPtr {
+  watcher->setFuture(QtConcurrent::run(
+      &m_pool, [this, compiler, cancel, snapshot, id, workspace]() -> CostSnapshotPtr {
         if (cancel->load())
           return nullptr;
         markRunning(id);

@@ -42,9 +42,11 @@ void RunController::setWorkspace(const QString& dir) {
 }
 
 QStringList RunController::arguments(const RunRequest& r) const {
-  QStringList args{QStringLiteral("run"), r.kernelPath, QStringLiteral("--device"), r.device,
-                   QStringLiteral("--executor"), r.executor, QStringLiteral("--timeout"),
-                   QString::number(r.timeoutSeconds), QStringLiteral("--workspace"), m_workspace};
+  QStringList args{QStringLiteral("run"),         r.kernelPath,
+                   QStringLiteral("--device"),    r.device,
+                   QStringLiteral("--executor"),  r.executor,
+                   QStringLiteral("--timeout"),   QString::number(r.timeoutSeconds),
+                   QStringLiteral("--workspace"), m_workspace};
   if (r.device == QLatin1String("cpu"))
     args << QStringLiteral("--shapes") << r.shapes;
   if (!r.workload.isEmpty())
@@ -108,7 +110,9 @@ quint64 RunController::start(const RunRequest& request, QString* error) {
     TaskOutcome t;
     t.failed = !p.ok();
     t.log = p.cancelled ? QStringLiteral("cancelled after %1 s").arg(o.seconds, 0, 'f', 1)
-                        : QStringLiteral("cake run exit %1 after %2 s").arg(p.exitCode).arg(o.seconds, 0, 'f', 1);
+                        : QStringLiteral("cake run exit %1 after %2 s")
+                              .arg(p.exitCode)
+                              .arg(o.seconds, 0, 'f', 1);
     std::lock_guard<std::mutex> g(active->lock);
     active->outcome = o;
     active->done = true;

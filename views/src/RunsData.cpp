@@ -32,7 +32,8 @@ QString qs(const std::string& s) {
 }
 
 /// The one record of each kernel, schedule and device that counts: the newest.
-QVector<const RunEntry*> newestPerKernel(const QVector<RunEntry>& runs, bool (*keep)(const RunEntry&)) {
+QVector<const RunEntry*> newestPerKernel(const QVector<RunEntry>& runs,
+                                         bool (*keep)(const RunEntry&)) {
   QMap<QString, const RunEntry*> newest;
   for (const RunEntry& r : runs) {
     if (!keep(r))
@@ -43,7 +44,8 @@ QVector<const RunEntry*> newestPerKernel(const QVector<RunEntry>& runs, bool (*k
       newest[key] = &r;
   }
   QVector<const RunEntry*> out(newest.begin(), newest.end());
-  std::sort(out.begin(), out.end(), [](const RunEntry* a, const RunEntry* b) { return a->id < b->id; });
+  std::sort(out.begin(), out.end(),
+            [](const RunEntry* a, const RunEntry* b) { return a->id < b->id; });
   return out;
 }
 
@@ -187,15 +189,18 @@ QVector<MeasuredPoint> measuredPoints(const QVector<RunEntry>& runs, const QStri
     MeasuredPoint p;
     p.us = r.medianUs;
     p.tflops = flops / r.medianUs / 1e6;
-    p.label = QStringLiteral("run %1: %2 us on %3").arg(r.id).arg(r.medianUs, 0, 'g', 4).arg(r.deviceName);
+    p.label = QStringLiteral("run %1: %2 us on %3")
+                  .arg(r.id)
+                  .arg(r.medianUs, 0, 'g', 4)
+                  .arg(r.deviceName);
     out << p;
   }
   return out;
 }
 
 CalibrationProposal writeCalibrationProposal(const driver::Compiler& compiler,
-                                             const QVector<RunEntry>& selected,
-                                             const QString& root, const QString& author) {
+                                             const QVector<RunEntry>& selected, const QString& root,
+                                             const QString& author) {
   CalibrationProposal out;
   QVector<const RunEntry*> runs = newestPerKernel(selected, timedCorrect);
   if (runs.isEmpty()) {
@@ -242,7 +247,8 @@ CalibrationProposal writeCalibrationProposal(const driver::Compiler& compiler,
       return out;
     }
     std::string text = f.read(64 << 20).toStdString();
-    auto check = std::make_unique<driver::CheckResult>(compiler.check(r->sourcePath.toStdString(), text));
+    auto check =
+        std::make_unique<driver::CheckResult>(compiler.check(r->sourcePath.toStdString(), text));
     if (!check->accepted) {
       out.refusal = QObject::tr("Run %1: kernel '%2' is now refused by the compiler.")
                         .arg(r->id)
@@ -251,10 +257,11 @@ CalibrationProposal writeCalibrationProposal(const driver::Compiler& compiler,
     }
     QString hash = qs(sha256Hex(ir::print(check->module)).substr(0, 16));
     if (hash != r->scheduleHash) {
-      out.refusal = QObject::tr("Run %1: '%2' changed since it ran (schedule hash %3, the run's %4); "
-                                "run it again.")
-                        .arg(r->id)
-                        .arg(r->sourcePath, hash, r->scheduleHash);
+      out.refusal =
+          QObject::tr("Run %1: '%2' changed since it ran (schedule hash %3, the run's %4); "
+                      "run it again.")
+              .arg(r->id)
+              .arg(r->sourcePath, hash, r->scheduleHash);
       return out;
     }
     std::string error;
@@ -263,7 +270,8 @@ CalibrationProposal writeCalibrationProposal(const driver::Compiler& compiler,
       out.refusal = QObject::tr("Run %1: %2").arg(r->id).arg(qs(error));
       return out;
     }
-    samples.push_back({p.get(), r->medianUs, (r->workload.isEmpty() ? r->kernel : r->workload).toStdString()});
+    samples.push_back(
+        {p.get(), r->medianUs, (r->workload.isEmpty() ? r->kernel : r->workload).toStdString()});
     prepared.push_back(std::move(p));
     checks.push_back(std::move(check));
   }
@@ -280,7 +288,8 @@ CalibrationProposal writeCalibrationProposal(const driver::Compiler& compiler,
   for (const RunEntry* r : runs)
     ids << QString::number(r->id);
   std::string source = "workspace runs " + ids.join(QStringLiteral(", ")).toStdString();
-  std::string calibration = cost::calibrationFile(out.target.toStdString(), fit, samples.size(), source);
+  std::string calibration =
+      cost::calibrationFile(out.target.toStdString(), fit, samples.size(), source);
 
   // A new folder per proposal: its content is its identity (docs/proposals.md).
   QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
@@ -319,7 +328,8 @@ CalibrationProposal writeCalibrationProposal(const driver::Compiler& compiler,
   QString file = QStringLiteral("calibration/%1.json").arg(out.target);
   QJsonObject manifest{
       {"kind", "calibration"},
-      {"title", QStringLiteral("Calibrate %1 from %2 timed runs").arg(out.target).arg(samples.size())},
+      {"title",
+       QStringLiteral("Calibrate %1 from %2 timed runs").arg(out.target).arg(samples.size())},
       {"author", QJsonObject{{"kind", "human"}, {"name", author}}},
       {"motivation", QStringLiteral("Fit the cost model of %1 to the medians of workspace runs %2 "
                                     "(Runs dock, \"Calibrate from these runs\").")

@@ -3,8 +3,8 @@
 #include "cake/views/RunsModel.h"
 
 #include <QBrush>
-#include <cmath>
 #include <QColor>
+#include <cmath>
 
 namespace cake::views {
 
@@ -54,7 +54,8 @@ QString RunsModel::deltaText(const RunEntry& e) {
   if (!d)
     return {};
   double pct = *d * 100;
-  return QStringLiteral("%1%2 %").arg(pct >= 0 ? QStringLiteral("+") : QStringLiteral("−"))
+  return QStringLiteral("%1%2 %")
+      .arg(pct >= 0 ? QStringLiteral("+") : QStringLiteral("−"))
       .arg(std::abs(pct), 0, 'f', 1);
 }
 
@@ -70,9 +71,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       tip += '\n' + e.details;
     if (index.column() == Median && !e.timed)
       tip += tr("\nno kernel timing: %1")
-                 .arg(e.deviceKind == QLatin1String("cpu")
-                          ? tr("a CPU run proves correctness only")
-                          : tr("the run produced no GPU samples"));
+                 .arg(e.deviceKind == QLatin1String("cpu") ? tr("a CPU run proves correctness only")
+                                                           : tr("the run produced no GPU samples"));
     if (index.column() == DeltaBaseline && e.baselineUs)
       tip += tr("\nbaseline %1: %2 us").arg(e.baselineName, us(*e.baselineUs));
     return tip;
@@ -84,8 +84,8 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       return QBrush(QColor(0xc6, 0x28, 0x28));
     return {};
   }
-  if (role == Qt::TextAlignmentRole && (index.column() == Median || index.column() == Predicted ||
-                                        index.column() == DeltaBaseline))
+  if (role == Qt::TextAlignmentRole &&
+      (index.column() == Median || index.column() == Predicted || index.column() == DeltaBaseline))
     return int(Qt::AlignRight | Qt::AlignVCenter);
   if (role == SortRole) {
     switch (index.column()) {

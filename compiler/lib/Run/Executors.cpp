@@ -346,15 +346,18 @@ public:
       } else if (started && (state == "PENDING" || state == "REQUEUED")) {
         started = false;
         ++res.requeues;
-        res.log += "cake run: Slurm job " + id + " was requeued after it had started (attempt " +
-                   std::to_string(res.requeues + 1) + " follows)\n";
+        res.log += "cake run: Slurm job " + id + " was requeued after it had started; waiting " +
+                   "for attempt " + std::to_string(res.requeues + 1) + "\n";
       }
       std::this_thread::sleep_for(std::chrono::duration<double>(m_opt.pollSeconds));
     }
     // Slurm's own count of restarts, while it still knows the job (MinJobAge): a requeue
     // between two polls is counted too.
-    if (int restarts = queryRestarts(id); restarts > res.requeues)
+    if (int restarts = queryRestarts(id); restarts > res.requeues) {
       res.requeues = restarts;
+      res.log += "cake run: Slurm job " + id + " was requeued " + std::to_string(restarts) +
+                 " time(s) (Slurm's restart count)\n";
+    }
     readLog(outPath, res);
     std::string err;
     if (auto e = readFile(exitPath, err, 64))
@@ -390,7 +393,8 @@ private:
     if (q.exitCode != 0 || at == std::string::npos)
       return 0;
     int n = 0;
-    for (std::size_t i = at + 10; i < q.out.size() && n < 1000000 && std::isdigit(static_cast<unsigned char>(q.out[i])); ++i)
+    for (std::size_t i = at + 10;
+         i < q.out.size() && n < 1000000 && std::isdigit(static_cast<unsigned char>(q.out[i])); ++i)
       n = n * 10 + (q.out[i] - '0');
     return n;
   }

@@ -161,22 +161,21 @@ RunsView::RunsView(views::RunController* controller, QWidget* parent)
             appendLog(tr("[job %1] $ %2").arg(job).arg(command));
             updateButtons();
           });
-  connect(controller, &views::RunController::runFinished, this,
-          [this](const views::RunOutcome& o) {
-            if (!o.log.trimmed().isEmpty())
-              appendLog(o.log.trimmed());
-            if (!o.output.trimmed().isEmpty())
-              appendLog(o.output.trimmed());
-            m_lastOutcome = o.cancelled ? tr("job %1 cancelled after %2 s (executor stopped)")
-                                              .arg(o.job)
-                                              .arg(o.seconds, 0, 'f', 1)
-                                        : tr("job %1: cake run exit %2 after %3 s")
-                                              .arg(o.job)
-                                              .arg(o.exitCode)
-                                              .arg(o.seconds, 0, 'f', 1);
-            appendLog(tr("[job %1] %2").arg(o.job).arg(m_lastOutcome));
-            updateButtons();
-          });
+  connect(controller, &views::RunController::runFinished, this, [this](const views::RunOutcome& o) {
+    if (!o.log.trimmed().isEmpty())
+      appendLog(o.log.trimmed());
+    if (!o.output.trimmed().isEmpty())
+      appendLog(o.output.trimmed());
+    m_lastOutcome = o.cancelled ? tr("job %1 cancelled after %2 s (executor stopped)")
+                                      .arg(o.job)
+                                      .arg(o.seconds, 0, 'f', 1)
+                                : tr("job %1: cake run exit %2 after %3 s")
+                                      .arg(o.job)
+                                      .arg(o.exitCode)
+                                      .arg(o.seconds, 0, 'f', 1);
+    appendLog(tr("[job %1] %2").arg(o.job).arg(m_lastOutcome));
+    updateButtons();
+  });
   auto* clock = new QTimer(this);
   clock->setInterval(1000);
   connect(clock, &QTimer::timeout, this, &RunsView::tick);
@@ -289,8 +288,8 @@ void RunsView::updateScatter() {
     m_plot->addText(m_scatter.points[i], m_scatter.labels[i], palette().color(QPalette::Text));
   if (!m_scatter.note.isEmpty())
     m_plot->addNote(wrapped(m_scatter.note, 36));
-  QString rho = m_scatter.spearman ? QString::number(*m_scatter.spearman, 'f', 3)
-                                   : QStringLiteral("—");
+  QString rho =
+      m_scatter.spearman ? QString::number(*m_scatter.spearman, 'f', 3) : QStringLiteral("—");
   QString regret = m_scatter.regret ? QStringLiteral("%1 % over %2 workload(s)")
                                           .arg(*m_scatter.regret * 100, 0, 'f', 1)
                                           .arg(m_scatter.regretGroups)

@@ -19,7 +19,7 @@ namespace cake::views {
 /// What to run.
 struct RunRequest {
   QString kernelPath;
-  QString device = QStringLiteral("cpu"); ///< "cpu" or "gpu"
+  QString device = QStringLiteral("cpu");     ///< "cpu" or "gpu"
   QString executor = QStringLiteral("local"); ///< local, ssh://HOST, slurm[:PARTITION]
   QString shapes = QStringLiteral("small");   ///< CPU device: small or full (GPU: full)
   double timeoutSeconds = 600;

@@ -53,9 +53,9 @@ QVector<RunEntry> loadRuns(const QString& dir, QString* error);
 
 /// The predicted-vs-measured scatter over timed GPU records that carry a prediction.
 struct ScatterData {
-  QVector<QPointF> points; ///< (predicted µs, measured median µs)
-  QStringList labels;      ///< kernel per point
-  QStringList groups;      ///< workload per point (alternatives for one problem)
+  QVector<QPointF> points;        ///< (predicted µs, measured median µs)
+  QStringList labels;             ///< kernel per point
+  QStringList groups;             ///< workload per point (alternatives for one problem)
   std::optional<double> spearman; ///< with >= 2 points
   std::optional<double> regret;   ///< with a workload measured for >= 2 kernels
   std::size_t regretGroups = 0;
@@ -95,7 +95,7 @@ struct CalibrationProposal {
 /// of several targets, a kernel that no longer reads, checks or has the record's schedule hash,
 /// or a fit that does not explain the measurements.
 CalibrationProposal writeCalibrationProposal(const driver::Compiler& compiler,
-                                             const QVector<RunEntry>& selected,
-                                             const QString& root, const QString& author);
+                                             const QVector<RunEntry>& selected, const QString& root,
+                                             const QString& author);
 
 } // namespace cake::views

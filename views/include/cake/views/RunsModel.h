@@ -12,7 +12,17 @@ namespace cake::views {
 class RunsModel : public QAbstractTableModel {
   Q_OBJECT
 public:
-  enum Column { Kernel, Device, Executor, Correct, Median, Predicted, DeltaBaseline, When, ColumnCount };
+  enum Column {
+    Kernel,
+    Device,
+    Executor,
+    Correct,
+    Median,
+    Predicted,
+    DeltaBaseline,
+    When,
+    ColumnCount
+  };
   /// The run's store id (qint64) on every cell.
   static constexpr int IdRole = Qt::UserRole + 1;
   /// The cell's value for sorting (a number for the time columns, -1 when there is none).
