@@ -5,20 +5,20 @@
 
 #include "cake/views/CakeHighlighter.h"
 #include "cake/views/FindingsModel.h"
-#include "cake/views/JobsModel.h"
-#include "cake/views/ProposalController.h"
 #include "cake/views/RecentFiles.h"
-#include "cake/views/RunController.h"
 #include "cake/widgets/CodeEditor.h"
 #include "cake/widgets/CompareView.h"
 #include "cake/widgets/FindingsPanel.h"
 #include "cake/widgets/GraphView.h"
+#include "cake/widgets/MemoryLayoutView.h"
+#include "cake/widgets/TimelineView.h"
+#include "cake/views/JobsModel.h"
 #include "cake/widgets/JobsView.h"
 #include "cake/widgets/LoweredCodeView.h"
-#include "cake/widgets/MemoryLayoutView.h"
 #include "cake/widgets/PerformanceView.h"
+#include "cake/views/ProposalController.h"
+#include "cake/views/RunController.h"
 #include "cake/widgets/ProposalsView.h"
-#include "cake/widgets/TimelineView.h"
 
 #include <QAction>
 #include <QApplication>

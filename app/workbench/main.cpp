@@ -97,11 +97,9 @@ int main(int argc, char** argv) {
                                  "tab", "definition");
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
-  QCommandLineOption view(
-      "view",
-      "View to render: editor, findings, graph, layout, timeline, performance, code, "
-      "jobs, compare, proposals, runs or all (default all).",
-      "view", "all");
+  QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
+                          "jobs, compare, proposals, runs or all (default all).",
+                          "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
   QCommandLineOption line("line", "Put the editor cursor on this line before rendering (selects its operation).", "n");
@@ -132,9 +130,8 @@ int main(int argc, char** argv) {
   bool headless = parser.isSet(screenshot);
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
-  static const QStringList knownViews{"editor",   "findings",    "graph", "layout",
-                                      "timeline", "performance", "code",  "jobs",
-                                      "compare",  "proposals",   "runs",  "all"};
+  static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
+                                      "performance", "code", "jobs", "compare", "proposals", "runs", "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -233,8 +230,8 @@ int main(int argc, char** argv) {
   }
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
-    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code",
-                              "jobs", "compare", "proposals", "runs"})
+    for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
+                              "proposals", "runs"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -292,9 +289,8 @@ int main(int argc, char** argv) {
     cake::views::RunController* r = window.runs();
     if (!waitFor([&] { return r->reads() > 0 && !r->reading(); }, 30000))
       return fail(QStringLiteral("timed out waiting for the Runs dock (the workspace's runs)"));
-    std::printf(
-        "cake-workbench: runs: %d stored%s\n", r->model()->rowCount(),
-        r->storeError().isEmpty() ? "" : qPrintable(QStringLiteral(" (%1)").arg(r->storeError())));
+    std::printf("cake-workbench: runs: %d stored%s\n", r->model()->rowCount(),
+                r->storeError().isEmpty() ? "" : qPrintable(QStringLiteral(" (%1)").arg(r->storeError())));
   }
   QCoreApplication::processEvents();
   qint64 readyMs = timer.elapsed();
