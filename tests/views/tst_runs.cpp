@@ -255,6 +255,17 @@ private Q_SLOTS:
     QVERIFY2(d.measured.back().label.startsWith(QStringLiteral("run 7: 805 us")),
              qPrintable(d.measured.back().label));
     QVERIFY(d.measuredNote.startsWith(QStringLiteral("1 measured run(s) in the workspace")));
+
+    // The cost job reads them from the workspace itself (CompileSession passes its workspace).
+    QTemporaryDir dir;
+    auto ws = ws::Workspace::open(dir.filePath("ws").toStdString(), ws::OpenMode::CreateIfMissing);
+    QVERIFY(ws);
+    store(*ws, gpuRecord("ampere", scheduleHashOf(path), "sm_80", {800, 810}, 700.0), path);
+    store(*ws, cpuRecord("ampere", "sm_80", true), path);
+    auto fromStore = views::buildCostSnapshot(*test::compiler(), check, 2, dir.filePath("ws"));
+    QCOMPARE(int(fromStore->data.measured.size()), before + 1);
+    QVERIFY2(fromStore->data.measured.back().label.startsWith(QStringLiteral("run 1: 805 us")),
+             qPrintable(fromStore->data.measured.back().label));
   }
 
   void calibrationRefused_data() {
