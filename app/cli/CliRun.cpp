@@ -312,8 +312,12 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
   // own options); a CPU bundle for a remote executor goes through `cake-run` there, whose CPU
   // device is the same interpreter (app/runner/CpuDevice.cpp).
   // A bundle asked for (--bundle, --bundle-only) is built here in every case.
+  // A run to be stored (--workspace, --measurements) goes through `cake-run` as well, so that
+  // it has a run record like every other run.
   bool bundleAsked = std::find(all.begin(), all.end(), "--bundle") != all.end() ||
-                     std::find(all.begin(), all.end(), "--bundle-only") != all.end();
+                     std::find(all.begin(), all.end(), "--bundle-only") != all.end() ||
+                     !rawOption(all, "--workspace").empty() ||
+                     !rawOption(all, "--measurements").empty();
   if (rawOption(all, "--device") == "cpu" && !bundleAsked &&
       (rawOption(all, "--executor").empty() || rawOption(all, "--executor") == "local"))
     return cmdRunCpu(argv0, all);
@@ -321,7 +325,7 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
                      {"--device", "--executor", "--timeout", "--format", "--workload", "--bundle",
                       "--runner", "--ssh-config", "--shared-dir", "--remote-tmp", "--workspace",
                       "--measurements", "--actor", "--corpus", "--cuda-home", "--registry",
-                      "--targets", "--rules"},
+                      "--targets", "--rules", "--shapes"},
                      {"--bundle-only", "--keep", "--help"});
   if (!a.error.empty())
     return usageError("run", a.error);
@@ -332,6 +336,13 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
   std::string device = a.get("--device", "gpu");
   if (device != "gpu" && device != "cpu")
     return usageError("run", "--device takes gpu or cpu");
+  // The CPU device's contract shapes; a GPU run always runs the kernel's own (full) shapes.
+  std::string shapes = a.get("--shapes", device == "cpu" ? "small" : "full");
+  if (shapes != "small" && shapes != "full")
+    return usageError("run", "--shapes takes small or full");
+  if (device == "gpu" && shapes != "full")
+    return usageError("run", "--shapes small is for the CPU device; a GPU run uses the kernel's "
+                             "own shapes");
   double timeout = 600;
   std::string bad;
   if (!realOption(a, "--timeout", 0.1, 7 * 86400, timeout, bad))
@@ -352,6 +363,14 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
   auto executor = run::makeExecutor(executorSpec, eo, error);
   if (!executor)
     return usageError("run", error);
+
+  // Ctrl-C or a kill cancels the run: the executor kills the runner (locally, over ssh, or
+  // with scancel) before `cake run` exits. Installed before the bundle is built, so that a
+  // cancel at any point still ends with a stored "cancelled" record (the executor sees the flag).
+  struct sigaction sa {};
+  sa.sa_handler = onSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 
   // The bundle: in --bundle DIR (kept), or a temporary directory removed afterwards.
   fs::path dir;
@@ -389,13 +408,9 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
   req.timeoutSeconds = timeout;
   req.cancel = &g_cancel;
   req.gpu = device == "gpu";
+  if (device == "cpu")
+    req.runnerArgs = {"--shapes", shapes};
   req.jobName = "cake-run";
-  // Ctrl-C or a kill cancels the run: the executor kills the runner (locally, over ssh, or
-  // with scancel) before `cake run` exits.
-  struct sigaction sa {};
-  sa.sa_handler = onSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
   run::ExecResult res = executor->run(req);
   run::RunRecord record;
   if (res.record) {
@@ -406,6 +421,10 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
                                            : "executor-failed";
     record = run::failureRecord(dir.string(), executor->name(), codeName, res.error);
   }
+  if (res.requeues > 0)
+    record.warnings.push_back("Slurm requeued the job " + std::to_string(res.requeues) +
+                              " time(s) after it had started (node failure or scontrol "
+                              "requeue); this record is the last attempt's");
   record.executor = executor->name() +
                     (res.jobId.empty() || executorSpec == "local" ? "" : " (" + res.jobId + ")");
   if (!res.log.empty() && format == "text")
@@ -420,7 +439,9 @@ int cmdRun(const std::string& argv0, const std::vector<std::string>& all) {
     }
     ws::RunRow row;
     row.kernel = record.kernel.empty() ? fs::path(kernelPath).stem().string() : record.kernel;
-    row.sourcePath = kernelPath;
+    // Absolute, so that the workbench (another working directory) finds the kernel again.
+    std::error_code pathError;
+    row.sourcePath = fs::absolute(kernelPath, pathError).lexically_normal().string();
     row.scheduleHash = record.scheduleHash;
     row.target = record.target;
     row.device = record.device ? record.device->name : device == "cpu" ? "cpu" : "none";

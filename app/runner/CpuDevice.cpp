@@ -21,8 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 
 /// The runner's options (samples, seed of the GPU protocol's inputs) do not apply: the CPU run
-/// draws the contract's own inputs, so its verdict is the one `cake run --device cpu` gives.
-run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b) {
+/// draws the contract's own inputs, so its verdict is the one `cake run --device cpu` gives;
+/// only the shapes (small or full, `--shapes`) are taken from them.
+run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b,
+                              const run::RunnerOptions& options) {
   run::RunRecord r = run::recordFor(b);
   r.deviceKind = "cpu";
   r.device = run::DeviceInfo{"cpu (cake interpreter)", {}, {}, {}, {}, {}};
@@ -55,6 +57,7 @@ run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b) {
     r.warnings.push_back("the bundle was built by compiler revision " + b.compilerRevision +
                          "; this runner's is " + compiler->revision());
   interp::RunOptions ro;
+  ro.smallShapes = options.cpuSmallShapes;
   interp::RunResult res =
       interp::runOnCpu(*compiler, (dir / b.source).string(), *kernelText, workload.string(), ro);
   if (!res.ran) {
@@ -83,8 +86,9 @@ run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b) {
     r.warnings.push_back("the interleavings disagree: the result depends on timing");
   if (!res.correct)
     r.errors.push_back({"incorrect", "the CPU run does not match the reference operator"});
-  r.warnings.push_back("CPU device: " + std::to_string(res.interleavings) +
-                       " interleavings in " + std::to_string(res.wallSeconds) +
+  r.warnings.push_back(std::string("CPU device: ") + (options.cpuSmallShapes ? "small" : "full") +
+                       " shapes, " + std::to_string(res.interleavings) + " interleavings in " +
+                       std::to_string(res.wallSeconds) +
                        " s; no timing (the interpreter says nothing about GPU speed)");
   return r;
 }
@@ -92,8 +96,8 @@ run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b) {
 } // namespace
 
 void installCpuDevice(const std::string& executable) {
-  run::setCpuDevice([executable](const run::Bundle& b, const run::RunnerOptions&) {
-    return runBundleOnCpu(executable, b);
+  run::setCpuDevice([executable](const run::Bundle& b, const run::RunnerOptions& options) {
+    return runBundleOnCpu(executable, b, options);
   });
 }
 

@@ -25,12 +25,13 @@ namespace {
 const char* kUsage =
     "usage: cake-run BUNDLE_DIR [-o RECORD.json] [--format json|text] [--check-only]\n"
     "                [--device-ordinal N] [--seed N] [--max-samples N] [--max-seconds S]\n"
-    "                [--delay S]\n"
+    "                [--delay S] [--shapes small|full]\n"
     "Runs the kernel of a run bundle (made by `cake run`) and writes its run record.\n"
     "Exit codes: 0 correct, 1 incorrect or a run-time error, 2 usage or invalid bundle,\n"
     "3 no NVIDIA driver or device, 4 the device cannot run the bundle's target,\n"
     "6 ran without an oracle to check against. See docs/runs.md.\n"
-    "--delay S waits S seconds before running (to test executors' timeout and cancel).\n";
+    "--delay S waits S seconds before running (to test executors' timeout and cancel).\n"
+    "--shapes: the CPU device's contract shapes (default small; a GPU run ignores it).\n";
 
 int usage(const std::string& message) {
   std::fprintf(stderr, "cake-run: %s\n%s", message.c_str(), kUsage);
@@ -111,6 +112,10 @@ int runMain(int argc, char** argv) {
       if (!value(v) || !number(v, 0.001, 3600, d))
         return usage("--max-seconds takes a number of seconds (0.001..3600)");
       opt.limits.maxSeconds = d;
+    } else if (a == "--shapes") {
+      if (!value(v) || (v != "small" && v != "full"))
+        return usage("--shapes takes small or full");
+      opt.cpuSmallShapes = v == "small";
     } else if (a == "--delay") {
       if (!value(v) || !number(v, 0, 86400, delay))
         return usage("--delay takes a number of seconds (0..86400)");

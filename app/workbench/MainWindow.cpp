@@ -17,6 +17,7 @@
 #include "cake/widgets/LoweredCodeView.h"
 #include "cake/widgets/PerformanceView.h"
 #include "cake/views/ProposalController.h"
+#include "cake/views/RunController.h"
 #include "cake/widgets/ProposalsView.h"
 
 #include <QAction>
@@ -112,6 +113,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   buildWorkspace();
   buildProposals();
   setupProgressDock();
+  setupRunsDock();
   buildMenus();
   applyPalette();
   resize(1280, 800);
@@ -200,6 +202,8 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_proposalsDock;
   if (name == QLatin1String("progress"))
     return m_progressDock;
+  if (name == QLatin1String("runs"))
+    return m_runsDock;
   return nullptr;
 }
 
@@ -305,6 +309,7 @@ void MainWindow::buildMenus() {
       QMessageBox::warning(this, tr("Compare"), error);
   });
   view->addAction(m_proposalsDock->toggleViewAction());
+  view->addAction(m_runsDock->toggleViewAction());
   rebuildRecentMenu();
 }
 
@@ -346,6 +351,7 @@ void MainWindow::scanProposals() {
 
 void MainWindow::openWorkspace(const QString& dir) {
   m_proposals->setWorkspace(dir);
+  m_runs->setWorkspace(dir);
   // The compiler overlays the workspace's head: load it again unless it already does.
   if (dir != m_session->workspace())
     m_session->start(m_session->dataPaths(), dir);

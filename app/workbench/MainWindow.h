@@ -18,6 +18,7 @@ class QTreeView;
 namespace cake::views {
 class CakeHighlighter;
 class ProposalController;
+class RunController;
 class SelectionModel;
 class JobsModel;
 } // namespace cake::views
@@ -34,6 +35,7 @@ class JobsView;
 class CompareView;
 class ProposalsView;
 class ProgressView;
+class RunsView;
 } // namespace cake::widgets
 
 namespace cake::app {
@@ -58,6 +60,9 @@ public:
   /// Reads the proposal queue once (done when the Proposals dock is first shown).
   void scanProposals();
   widgets::ProposalsView* proposalsView() const { return m_proposalsView; }
+  /// The Runs dock (issue 15 §5): `cake run` jobs of the open kernel, stored runs, calibration.
+  views::RunController* runs() const { return m_runs; }
+  widgets::RunsView* runsView() const { return m_runsView; }
   /// Opens a kernel file; returns false (and says why) when it cannot be read.
   bool openFile(const QString& path, QString* error = nullptr);
   QString defaultExample() const;
@@ -72,7 +77,7 @@ public:
   widgets::CodeEditor* editor() const { return m_editor; }
   widgets::FindingsPanel* findingsPanel() const { return m_findingsPanel; }
   /// The dock of a view: "findings", "graph", "layout", "timeline", "performance", "code",
-  /// "jobs" or "proposals" (nullptr otherwise).
+  /// "jobs", "proposals" or "runs" (nullptr otherwise).
   QDockWidget* viewDock(const QString& name) const;
   /// The newest check is shown and every view has drawn it (the graph's layout included; the
   /// cost estimate, and the lowering with its ptxas report while the code view is visible).
@@ -177,6 +182,11 @@ private:
   QDockWidget* m_progressDock = nullptr;
   quint64 m_progressJob = 0; ///< the pending read or import (-1: waiting for the compiler)
   QStringList m_progressCampaigns;
+  // Runs (issue 15 §5), MainWindowRuns.cpp.
+  void setupRunsDock();
+  views::RunController* m_runs = nullptr;
+  widgets::RunsView* m_runsView = nullptr;
+  QDockWidget* m_runsDock = nullptr;
   QLabel* m_status;
   QLabel* m_revision;
   QMenu* m_examples;

@@ -4,6 +4,7 @@
 
 #include "cake/views/ProgressData.h"
 #include "cake/views/ProposalController.h"
+#include "cake/views/RunController.h"
 #include "cake/widgets/AppIcon.h"
 #include "cake/widgets/ProgressView.h"
 #include "cake/widgets/ProposalsView.h"
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
-                          "jobs, compare, proposals, progress or all (default all).",
+                          "jobs, compare, proposals, progress, runs or all (default all).",
                           "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "compare", "proposals", "progress",
+                                      "performance", "code", "jobs", "compare", "proposals", "progress", "runs",
                                       "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
@@ -259,7 +260,7 @@ int main(int argc, char** argv) {
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
     for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
-                              "proposals", "progress"})
+                              "proposals", "progress", "runs"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -327,6 +328,14 @@ int main(int argc, char** argv) {
         return fail(QStringLiteral("--campaign: no campaign '%1' in the workspace (%2)")
                         .arg(name, known.isEmpty() ? QStringLiteral("it has none") : known.join(", ")));
     std::printf("cake-workbench: progress: %s\n", qPrintable(window.progressView()->summaryText()));
+  }
+  if (viewName == QLatin1String("runs")) {
+    // The workspace's runs read (the store; none without --workspace).
+    cake::views::RunController* r = window.runs();
+    if (!waitFor([&] { return r->reads() > 0 && !r->reading(); }, 30000))
+      return fail(QStringLiteral("timed out waiting for the Runs dock (the workspace's runs)"));
+    std::printf("cake-workbench: runs: %d stored%s\n", r->model()->rowCount(),
+                r->storeError().isEmpty() ? "" : qPrintable(QStringLiteral(" (%1)").arg(r->storeError())));
   }
   QCoreApplication::processEvents();
   qint64 readyMs = timer.elapsed();

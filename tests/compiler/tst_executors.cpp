@@ -11,6 +11,7 @@
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
 #include <csignal>
@@ -92,6 +93,7 @@ private slots:
   void slurmRoundTrip();
   void slurmTimeout();
   void slurmCancel();
+  void slurmRequeue();
   void cliThroughSsh();
 
 private:
@@ -389,6 +391,64 @@ void TestExecutors::slurmCancel() {
   Script q =
       runScript("squeue", {"-h", "-j", QString::fromStdString(res.jobId), "-t", "all", "-o", "%T"});
   QVERIFY2(!q.out.contains("RUNNING") && !q.out.contains("PENDING"), qPrintable(q.out));
+  QVERIFY(processesWith(o.sharedDir + "/run-").empty());
+}
+
+void TestExecutors::slurmRequeue() {
+  if (!m_slurmUp)
+    QSKIP(qPrintable("Slurm cannot start here: " + m_slurmSkip));
+  // A node failure while the job runs: the node is set DOWN (slurmctld kills the job and, as the
+  // batch script asks for --requeue, puts it back in the queue), comes back (ReturnToService=2),
+  // and the job runs again. Slurm holds a requeued job for about two minutes (its begin time);
+  // the test releases it at once with `scontrol update StartTime=now`, as an administrator may.
+  ExecutorOptions o;
+  o.sharedDir = m_tmp.path().toStdString() + "/shared";
+  o.pollSeconds = 0.2;
+  std::string error;
+  auto e = makeExecutor("slurm:debug", o, error);
+  QVERIFY2(e, error.c_str());
+  ExecRequest req = request(180);
+  req.runnerArgs = {"--delay", "5"};
+  req.jobName = "cake-run-requeue";
+  ExecResult res;
+  std::thread runner([&] { res = e->run(req); });
+  auto jobState = [] {
+    Script q = runScript("squeue", {"-h", "-n", "cake-run-requeue", "-t", "all", "-o", "%i %T"});
+    return q.out.trimmed().split(' ');
+  };
+  QString node = runScript("sinfo", {"-h", "-o", "%N"}).out.trimmed();
+  QStringList st;
+  QElapsedTimer t;
+  t.start();
+  while (t.elapsed() < 30000 && (st = jobState()).value(1) != "RUNNING")
+    QThread::msleep(100);
+  bool sawRunning = st.value(1) == "RUNNING";
+  QString id = st.value(0);
+  // Well into the attempt (the runner waits 5 s), as a node failure would be.
+  QThread::msleep(1500);
+  Script down = runScript("scontrol",
+                          {"update", "nodename=" + node, "state=down", "reason=cake-requeue-test"});
+  t.restart();
+  while (t.elapsed() < 30000 && (st = jobState()).value(1) != "PENDING")
+    QThread::msleep(100);
+  bool requeued = st.value(1) == "PENDING";
+  // The node may already be back (ReturnToService=2); resume it otherwise.
+  runScript("scontrol", {"update", "nodename=" + node, "state=resume"});
+  runScript("scontrol", {"update", "jobid=" + id, "starttime=now"});
+  runner.join();
+  // The node is idle again for the tests that follow.
+  t.restart();
+  while (t.elapsed() < 30000 &&
+         runScript("sinfo", {"-h", "-o", "%T"}).out.trimmed() != QLatin1String("idle"))
+    QThread::msleep(200);
+  QVERIFY2(sawRunning, qPrintable(st.join(' ')));
+  QVERIFY2(down.code == 0, qPrintable(down.err));
+  QVERIFY2(requeued, qPrintable(st.join(' ')));
+  QCOMPARE(QString::fromStdString(res.jobId), id);
+  checkRecord(res, "slurm:debug");
+  QCOMPARE(res.requeues, 1);
+  QVERIFY2(res.log.find("Slurm job " + res.jobId + " was requeued") != std::string::npos,
+           res.log.c_str());
   QVERIFY(processesWith(o.sharedDir + "/run-").empty());
 }
 

@@ -284,6 +284,7 @@ quint64 CompileSession::requestCost(const CheckSnapshotPtr& snapshot) {
   std::shared_ptr<std::atomic<bool>> cancel = beginJob(
       id, JobKind::Cost, QStringLiteral("cost %1").arg(QFileInfo(snapshot->path).fileName()));
   std::shared_ptr<const driver::Compiler> compiler = m_compiler;
+  QString workspace = m_workspace;
   auto* watcher = new QFutureWatcher<CostSnapshotPtr>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, checkJob] {
     CostSnapshotPtr result = watcher->result();
@@ -299,12 +300,12 @@ quint64 CompileSession::requestCost(const CheckSnapshotPtr& snapshot) {
     if (endJob(id, current, result && !result->data.ok, log) && result)
       Q_EMIT costFinished(result);
   });
-  watcher->setFuture(
-      QtConcurrent::run(&m_pool, [this, compiler, cancel, snapshot, id]() -> CostSnapshotPtr {
+  watcher->setFuture(QtConcurrent::run(
+      &m_pool, [this, compiler, cancel, snapshot, id, workspace]() -> CostSnapshotPtr {
         if (cancel->load())
           return nullptr;
         markRunning(id);
-        return buildCostSnapshot(*compiler, snapshot, id);
+        return buildCostSnapshot(*compiler, snapshot, id, workspace);
       }));
   return id;
 }

@@ -3,6 +3,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/PerformanceData.h"
 
+#include "cake/IR/Printer.h"
+#include "cake/Support/Sha256.h"
+#include "cake/views/RunsData.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -197,7 +201,7 @@ QHash<int, double> costShares(const cost::Estimate& estimate) {
 }
 
 PerformanceData performanceData(const CheckSnapshot& check, const cost::Estimate& e,
-                                const target::Target* t) {
+                                const target::Target* t, const QVector<RunEntry>* runs) {
   PerformanceData d;
   d.kernel = qs(e.kernel);
   d.target = qs(e.target);
@@ -257,6 +261,23 @@ PerformanceData performanceData(const CheckSnapshot& check, const cost::Estimate
     }
   }
   measuredRuns(check, e, t, d);
+  if (runs && d.hasFlops) {
+    // Timed GPU runs of exactly this schedule (the canonical text's hash, as `cake run` records
+    // it); CPU runs carry no timing and never appear here.
+    QString hash = qs(sha256Hex(ir::print(check.result.module)).substr(0, 16));
+    const QVector<MeasuredPoint> stored = measuredPoints(*runs, hash, d.target, e.roofline.flops);
+    for (const MeasuredPoint& m : stored) {
+      RooflinePoint p;
+      p.label = m.label;
+      p.intensity = e.roofline.intensity;
+      p.tflops = p.loTflops = p.hiTflops = m.tflops;
+      d.measured << p;
+    }
+    if (!stored.isEmpty())
+      d.measuredNote = QStringLiteral("%1 measured run(s) in the workspace; %2")
+                           .arg(stored.size())
+                           .arg(d.measuredNote);
+  }
   points << d.measured;
   g.fit(points);
 
@@ -325,7 +346,7 @@ PerformanceData performanceData(const CheckSnapshot& check, const cost::Estimate
 }
 
 CostSnapshotPtr buildCostSnapshot(const driver::Compiler& compiler, const CheckSnapshotPtr& check,
-                                  quint64 jobId) {
+                                  quint64 jobId, const QString& workspace) {
   QElapsedTimer timer;
   timer.start();
   auto s = std::make_shared<CostSnapshot>();
@@ -343,7 +364,10 @@ CostSnapshotPtr buildCostSnapshot(const driver::Compiler& compiler, const CheckS
             .arg(blocking);
   } else {
     auto e = std::make_shared<cost::Estimate>(cost::estimate(compiler, r));
-    s->data = performanceData(*check, *e, r.model.target);
+    QVector<RunEntry> runs;
+    if (!workspace.isEmpty())
+      runs = loadRuns(workspace, nullptr); // an unreadable store only means no stored points
+    s->data = performanceData(*check, *e, r.model.target, workspace.isEmpty() ? nullptr : &runs);
     s->shares = costShares(*e);
     if (!e->ok && s->data.unavailable.isEmpty())
       s->data.unavailable = QStringLiteral("no cost estimate");

@@ -5,6 +5,7 @@
 #include "RunJson.h"
 #include "cake/Support/StringUtil.h"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -278,6 +279,9 @@ public:
       script += "#SBATCH --gres=gpu:1\n";
     if (!m_partition.empty())
       script += "#SBATCH --partition=" + m_partition + "\n";
+    // A requeued job starts again from the top: nothing an earlier attempt left may be taken
+    // for this attempt's result.
+    script += "rm -f " + shellQuote(recordPath) + " " + shellQuote(exitPath) + "\n";
     script += joinQuoted(runnerCommand(req, bundle, recordPath)) +
               "\n"
               "echo $? > " +
@@ -310,6 +314,7 @@ public:
     // Poll until the job leaves the running states. With accounting off, a finished job stays
     // in squeue for MinJobAge with its final state, then disappears: both mean finished.
     std::string state;
+    bool started = false; // seen running since it was last queued
     while (true) {
       bool stop = false;
       if (req.cancel && req.cancel->load()) {
@@ -334,7 +339,24 @@ public:
       state = queryState(id);
       if (!isActive(state))
         break;
+      // Back in the queue after it ran: Slurm requeued it (a node failure with --requeue, or
+      // `scontrol requeue`). Keep waiting for the next attempt, within the same timeout.
+      if (state == "RUNNING" || state == "COMPLETING") {
+        started = true;
+      } else if (started && (state == "PENDING" || state == "REQUEUED")) {
+        started = false;
+        ++res.requeues;
+        res.log += "cake run: Slurm job " + id + " was requeued after it had started; waiting " +
+                   "for attempt " + std::to_string(res.requeues + 1) + "\n";
+      }
       std::this_thread::sleep_for(std::chrono::duration<double>(m_opt.pollSeconds));
+    }
+    // Slurm's own count of restarts, while it still knows the job (MinJobAge): a requeue
+    // between two polls is counted too.
+    if (int restarts = queryRestarts(id); restarts > res.requeues) {
+      res.requeues = restarts;
+      res.log += "cake run: Slurm job " + id + " was requeued " + std::to_string(restarts) +
+                 " time(s) (Slurm's restart count)\n";
     }
     readLog(outPath, res);
     std::string err;
@@ -363,6 +385,18 @@ private:
   std::string queryState(const std::string& id) {
     ProcessResult q = runProcess({"squeue", "-h", "-j", id, "-t", "all", "-o", "%T"}, 30);
     return q.exitCode == 0 ? trim(q.out) : std::string();
+  }
+  /// "Restarts=N" of `scontrol show job -o ID` (0 when unknown).
+  int queryRestarts(const std::string& id) {
+    ProcessResult q = runProcess({"scontrol", "show", "job", "-o", id}, 30);
+    auto at = q.out.find(" Restarts=");
+    if (q.exitCode != 0 || at == std::string::npos)
+      return 0;
+    int n = 0;
+    for (std::size_t i = at + 10;
+         i < q.out.size() && n < 1000000 && std::isdigit(static_cast<unsigned char>(q.out[i])); ++i)
+      n = n * 10 + (q.out[i] - '0');
+    return n;
   }
   void readLog(const std::string& path, ExecResult& res) {
     std::string err;

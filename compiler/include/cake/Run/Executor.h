@@ -55,6 +55,9 @@ struct ExecResult {
   std::string log;       ///< the runner's standard error, ssh/scp messages, the Slurm output file
   std::string jobId;     ///< Slurm job id; ssh: the remote work directory
   std::string remotePid; ///< ssh: the runner's pid on the host (for tests of cancel)
+  /// Slurm: how often the job went back to the queue after it had started (a node failure, an
+  /// administrator's `scontrol requeue`); the record is the last attempt's.
+  int requeues = 0;
 };
 
 struct ExecutorOptions {

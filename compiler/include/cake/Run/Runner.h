@@ -20,6 +20,9 @@ struct RunnerOptions {
   std::string libcuda = "libcuda.so.1"; ///< a seam for tests: a missing library
   int deviceOrdinal = 0;
   bool timing = true; ///< false: check correctness only
+  /// CPU device only: run the contract's small shapes (false: its full shapes). A GPU run always
+  /// runs the kernel's own shapes.
+  bool cpuSmallShapes = true;
 };
 
 /// The record of a run the runner could not start: kernel, target, hashes from the bundle.

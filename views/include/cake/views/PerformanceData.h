@@ -17,6 +17,8 @@
 
 namespace cake::views {
 
+struct RunEntry;
+
 /// A horizontal ceiling (a peak, FLOP/s) or a sloped one (a bandwidth, bytes/s).
 struct Ceiling {
   QString label;    ///< "tensor bf16 989 TFLOP/s", "HBM 3350 GB/s"
@@ -96,15 +98,19 @@ struct CostSnapshot {
 
 /// Costs a check (accepted or not: a refused one gets its reason) and derives the view data.
 /// Runs in the background cost job.
+/// With a workspace, its timed GPU runs of this exact schedule are measured roofline points.
 CostSnapshotPtr buildCostSnapshot(const driver::Compiler& compiler, const CheckSnapshotPtr& check,
-                                  quint64 jobId);
+                                  quint64 jobId, const QString& workspace = {});
 /// Each operation's share of the predicted time (KernelModel op index → 0..1): its pipe time plus
 /// the waiting of the critical role it causes, over the sum of those of all operations. The IR
 /// graph draws it on the nodes.
 QHash<int, double> costShares(const cost::Estimate& estimate);
 
 /// The view data of an estimate (exposed for tests).
+/// `runs`: a workspace's run records (RunsData.h); the timed GPU ones of this schedule (same
+/// schedule hash and target) are added to the measured points.
 PerformanceData performanceData(const CheckSnapshot& check, const cost::Estimate& estimate,
-                                const target::Target* target);
+                                const target::Target* target,
+                                const QVector<RunEntry>* runs = nullptr);
 
 } // namespace cake::views

@@ -1,0 +1,77 @@
+// `cake-workbench --screenshot --view runs`: the Runs dock renders offscreen at the requested
+// size without a workspace (it says runs need one) and with a workspace into which the `cake`
+// CLI stored real CPU runs (two corpus kernels); the dock reads them.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <QImage>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class TestRunShot : public QObject {
+  Q_OBJECT
+private:
+  static int run(const QString& program, const QStringList& args, QString* output = nullptr) {
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    p.setProcessEnvironment(env);
+    p.start(program, args);
+    if (!p.waitForFinished(240000))
+      return -1;
+    if (output)
+      *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+  }
+  static int colourCount(const QImage& img) {
+    QSet<QRgb> colours;
+    for (int y = 0; y < img.height(); y += 5)
+      for (int x = 0; x < img.width(); x += 5)
+        colours.insert(img.pixel(x, y));
+    return int(colours.size());
+  }
+
+private Q_SLOTS:
+  void renders_data() {
+    QTest::addColumn<bool>("workspace");
+    QTest::addColumn<QString>("size");
+    QTest::addColumn<QString>("runs");
+    QTest::newRow("no workspace") << false << "1024x640"
+                                  << "runs: 0 stored";
+    QTest::newRow("CLI runs, 1024x640") << true << "1024x640"
+                                        << "runs: 2 stored";
+    QTest::newRow("CLI runs, 1440x900") << true << "1440x900"
+                                        << "runs: 2 stored";
+  }
+  void renders() {
+    QFETCH(bool, workspace);
+    QFETCH(QString, size);
+    QFETCH(QString, runs);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QString kernel = QStringLiteral(CAKE_CORPUS_DIR) + "/bias_gelu/bias_gelu.cake";
+    QStringList args{
+        "--screenshot", dir.filePath("r.png"), "--view", "runs", "--size", size, "--open", kernel};
+    if (workspace) {
+      QString ws = dir.filePath("ws");
+      QString out;
+      QCOMPARE(run(CAKE_CLI, {"workspace", "init", ws}, &out), 0);
+      QVERIFY2(run(CAKE_CLI, {"run", kernel, "--device", "cpu", "--workspace", ws}, &out) == 0,
+               qPrintable(out));
+      QString softmax = QStringLiteral(CAKE_CORPUS_DIR) + "/softmax/row_softmax.cake";
+      QVERIFY2(run(CAKE_CLI, {"run", softmax, "--device", "cpu", "--workspace", ws}, &out) == 0,
+               qPrintable(out));
+      args << "--workspace" << ws;
+    }
+    QString output;
+    int code = run(CAKE_WORKBENCH, args, &output);
+    QVERIFY2(code == 0, qPrintable(output));
+    QVERIFY2(output.contains(runs), qPrintable(output));
+    QImage img(dir.filePath("r.png"));
+    QCOMPARE(QStringLiteral("%1x%2").arg(img.width()).arg(img.height()), size);
+    QVERIFY2(colourCount(img) > 20, qPrintable(output));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRunShot)
+#include "tst_runshot.moc"
