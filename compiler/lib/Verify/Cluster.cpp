@@ -534,7 +534,14 @@ void ClusterModel::finish() {
         (!first || ag.blockedSince < first->blockedSince))
       first = &ag;
   bool deadlock = first != nullptr;
-  if (first) {
+  // A protocol the one-CTA analyses already refused blocks every CTA alike: that finding is the
+  // root, not the cluster.
+  bool oneCtaRoot = false;
+  for (VerifyId id : {VerifyId::WaitCycle, VerifyId::DeadlockNoProducer, VerifyId::ArrivalCount,
+                      VerifyId::ExpectTxMismatch, VerifyId::CtaSyncDivergence,
+                      VerifyId::NamedBarrierDivergence, VerifyId::ParityCadence})
+    oneCtaRoot = oneCtaRoot || m_ctx.reporter.reportedCode(id);
+  if (first && !oneCtaRoot) {
     const Step& s = m_ctx.program.roles[first->stream].steps[first->pc];
     const sema::OpInfo& op = m_ctx.op(s);
     for (const reg::EffectDef& e : op.primitive->effects) {
