@@ -237,6 +237,23 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
     sema::OpDefContext ctx(op);
     s.pipe = pipeOf(prim.cost.cls);
     double work = prim.cost.work ? number(reg::evaluate(*prim.cost.work, ctx), 0.0) : 0.0;
+    // A multicast TMA load is issued by one CTA of its mask for all popcount(mask) receivers
+    // (docs/cost.md, "Clusters"): per CTA it moves bytes / popcount(mask) through L2 and HBM.
+    double share = 1.0;
+    if (prim.name == "tma.load")
+      if (auto idx = prim.attributeIndex("multicast");
+          idx && *idx < op.attributes.size() &&
+          op.attributes[*idx].kind == reg::DefValue::Kind::Int && op.attributes[*idx].i > 0) {
+        std::int64_t ctas = 1;
+        for (std::int64_t c : m.grid->cluster)
+          ctas *= std::max<std::int64_t>(c, 1);
+        int receivers = 0;
+        for (std::int64_t c = 0; c < ctas && c < 63; ++c)
+          receivers += (op.attributes[*idx].i >> c) & 1;
+        if (receivers > 1)
+          share = 1.0 / receivers;
+      }
+    work *= share;
     if (prim.cost.work && work == 0.0 && s.pipe != Pipe::None)
       p->notes.push_back("the cost of '" + prim.name + "' is not statically known; counted as 0");
     if (s.pipe == Pipe::Tensor) {
@@ -279,6 +296,7 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
           break;
         switch (space) {
         case ir::Space::Global:
+          bytes *= share;
           s.bytes.l2 += bytes;
           if (global)
             s.globals.push_back({*global, write, bytes});

@@ -20,11 +20,13 @@ namespace {
 /// Operations that only order memory or hand out resources: sequentially consistent execution
 /// already gives what they guarantee, so they have no data effect on the CPU.
 const std::set<std::string, std::less<>> kOrderingOnly = {
-    "fence.mbarrier_init", "fence.proxy.async", "wgmma.fence",        "setmaxnreg",
-    "tcgen05.fence_before", "tcgen05.fence_after", "tcgen05.alloc",   "tcgen05.dealloc",
-    "tcgen05.relinquish",  "tcgen05.wait_ld",     "tcgen05.wait_st"};
+    "fence.mbarrier_init",  "fence.proxy.async",   "wgmma.fence",    "setmaxnreg",
+    "tcgen05.fence_before", "tcgen05.fence_after", "tcgen05.alloc",  "tcgen05.dealloc",
+    "tcgen05.relinquish",   "tcgen05.wait_ld",     "tcgen05.wait_st"};
 
-double f32(double x) { return static_cast<double>(static_cast<float>(x)); }
+double f32(double x) {
+  return static_cast<double>(static_cast<float>(x));
+}
 
 std::optional<double> unary(std::string_view fn, double x) {
   if (fn == "neg")
@@ -84,7 +86,9 @@ double combine(std::string_view op, double acc, double x) {
   return std::isnan(acc) ? x : std::min(acc, x);
 }
 
-Grain finer(Grain a, Grain b) { return static_cast<Grain>(std::min(int(a), int(b))); }
+Grain finer(Grain a, Grain b) {
+  return static_cast<Grain>(std::min(int(a), int(b)));
+}
 
 void namesGrain(const ir::Expr& e, Grain& g) {
   if (e.kind == ir::ExprKind::Name) {
@@ -138,11 +142,22 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
   const std::string& name = op.primitive->name;
   if (kOrderingOnly.count(name))
     return true;
+  // The interpreter runs one CTA at a time: operations that reach the other CTAs of a cluster
+  // (a cluster barrier, a remote arrive, a multicast copy) have no meaning there.
+  if (name == "cluster.sync" ||
+      (name == "mbarrier.arrive" && attribute(op, "cta_mask", p).i != 0) ||
+      (name == "tma.load" && attribute(op, "multicast", p).i != 0)) {
+    fail(DiagId::HwNoCpuSemantics, *op.stmt,
+         "'" + name +
+             "' has no CPU semantics: it reaches other CTAs of the cluster, and the "
+             "CPU interpreter runs CTAs one at a time");
+    return false;
+  }
   if (name == "mbarrier.init" || name == "mbarrier.try_wait" || name == "mbarrier.arrive" ||
-      name == "mbarrier.arrive_expect_tx" || name == "mbarrier.expect_tx" ||
-      name == "cta.sync" || name == "bar.sync" || name == "cp.async.commit" ||
-      name == "cp.async.wait" || name == "wgmma.commit" || name == "wgmma.wait" ||
-      name == "bulk.commit_group" || name == "bulk.wait_group" || name == "tcgen05.commit")
+      name == "mbarrier.arrive_expect_tx" || name == "mbarrier.expect_tx" || name == "cta.sync" ||
+      name == "bar.sync" || name == "cp.async.commit" || name == "cp.async.wait" ||
+      name == "wgmma.commit" || name == "wgmma.wait" || name == "bulk.commit_group" ||
+      name == "bulk.wait_group" || name == "tcgen05.commit")
     return executeSync(p, op, name);
 
   const ir::Stmt& s = *op.stmt;
@@ -256,7 +271,8 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
           if (name == "tma.load" && captured.size() > 2) {
             const sema::BufferInfo& src =
                 *model.buffer(model.tensorMaps[captured[1].view.index].source);
-            std::int64_t bytes = captured[1].view.count() * std::max(1u, ir::info(src.dtype).bits / 8);
+            std::int64_t bytes =
+                captured[1].view.count() * std::max(1u, ir::info(src.dtype).bits / 8);
             arrive(captured[2].view.index, std::max<std::int64_t>(0, captured[2].view.element), 0,
                    -bytes);
           }
@@ -445,8 +461,8 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
   if (name == "mma.sync" || name == "wgmma.mma" || name == "tcgen05.mma") {
     if (name == "tcgen05.mma" && attribute(op, "cta_group", p).i == 2)
       return noSemantics("cta_group=2 (the CTA pair's MMA)");
-    bool accumulate = name == "mma.sync" || attribute(op, "accumulate", p).kind ==
-                                                    reg::DefValue::Kind::Unknown ||
+    bool accumulate = name == "mma.sync" ||
+                      attribute(op, "accumulate", p).kind == reg::DefValue::Kind::Unknown ||
                       attribute(op, "accumulate", p).b;
     bool aMn = name == "wgmma.mma" && symbol("a_major") == "mn";
     bool bMn = name == "wgmma.mma" && symbol("b_major") == "mn";
@@ -482,10 +498,12 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
         std::vector<double> at(std::size_t(M * K)), bt(std::size_t(N * K));
         for (std::int64_t m = 0; m < M; ++m)
           for (std::int64_t k = 0; k < K; ++k)
-            at[std::size_t(m * K + k)] = aMn ? A[std::size_t(k * M + m)] : A[std::size_t(m * K + k)];
+            at[std::size_t(m * K + k)] =
+                aMn ? A[std::size_t(k * M + m)] : A[std::size_t(m * K + k)];
         for (std::int64_t c = 0; c < N; ++c)
           for (std::int64_t k = 0; k < K; ++k)
-            bt[std::size_t(c * K + k)] = bMn ? B[std::size_t(k * N + c)] : B[std::size_t(c * K + k)];
+            bt[std::size_t(c * K + k)] =
+                bMn ? B[std::size_t(k * N + c)] : B[std::size_t(c * K + k)];
         for (std::int64_t m = 0; m < M; ++m)
           for (std::int64_t c = 0; c < N; ++c) {
             double sum = 0.0;
@@ -550,7 +568,8 @@ bool Machine::executeSync(RoleProc& p, const sema::OpInfo& op, const std::string
     std::int64_t element = std::max<std::int64_t>(0, v->element);
     auto& states = barrier(v->index);
     if (element >= std::int64_t(states.size())) {
-      fail(DiagId::HwNoCpuSemantics, s, "barrier element " + std::to_string(element) + " out of range");
+      fail(DiagId::HwNoCpuSemantics, s,
+           "barrier element " + std::to_string(element) + " out of range");
       return false;
     }
     // try_wait.parity P succeeds once the phase with parity P has completed.

@@ -527,7 +527,11 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
   }
   o << "} // namespace " << ns << "\n\n";
 
-  o << "extern \"C\" __global__ void __launch_bounds__(" << p.threads << ", 1)\n" << p.name << "(";
+  o << "extern \"C\" __global__ void __launch_bounds__(" << p.threads << ", 1)\n";
+  if (p.cluster[0] * p.cluster[1] * p.cluster[2] > 1)
+    o << "__cluster_dims__(" << p.cluster[0] << ", " << p.cluster[1] << ", " << p.cluster[2]
+      << ")\n";
+  o << p.name << "(";
   for (std::size_t i = 0; i < p.params.size(); ++i) {
     const Param& prm = p.params[i];
     o << (i ? ",\n    " : "");

@@ -379,7 +379,8 @@ ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
       return var(m_p, m_role.warp);
     if (e.text() == "wg")
       return var(m_p, m_role.wg);
-    unsupported("index expression uses '" + std::string(e.text()) + "', which has no run-time value here");
+    unsupported("index expression uses '" + std::string(e.text()) +
+                "', which has no run-time value here");
     return i32(0);
   }
   case ir::ExprKind::Member: {
@@ -393,7 +394,8 @@ ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
     for (std::size_t p = 0; p < m_model.pipelines.size(); ++p)
       if (m_model.pipelines[p].name == base.text() && p < m_role.slot.size() && m_role.slot[p] >= 0)
         return var(m_p, e.text() == "slot" ? m_role.slot[p] : m_role.phase[p]);
-    unsupported("member '" + std::string(base.text()) + "." + std::string(e.text()) + "' has no run-time value here");
+    unsupported("member '" + std::string(base.text()) + "." + std::string(e.text()) +
+                "' has no run-time value here");
     return i32(0);
   }
   case ir::ExprKind::Unary: {
@@ -1118,6 +1120,9 @@ LoweredKernel Lowerer::run() {
   m_p.threads = m_md.threads;
   m_p.smemBytes = m_md.smemTotal;
   m_p.launchRegisters = m_md.launchRegisters;
+  if (m_model.grid)
+    for (std::size_t i = 0; i < 3 && i < m_model.grid->cluster.size(); ++i)
+      m_p.cluster[i] = std::max<std::int64_t>(1, m_model.grid->cluster[i]);
   for (const sema::BufferInfo& b : m_model.buffers) {
     if (b.space != ir::Space::Global)
       continue;

@@ -1465,6 +1465,21 @@ LlvmResult emitLlvm(const Program& program, const LlvmOptions& options) {
       pm.run(mod);
     }
     res.ptx.assign(buffer.begin(), buffer.end());
+    // LLVM 19 has no annotation for a required cluster shape: the directives go after the
+    // entry's .maxntid (PTX ISA, Performance-Tuning Directives: .reqnctapercluster).
+    if (program.cluster[0] * program.cluster[1] * program.cluster[2] > 1) {
+      std::size_t at = res.ptx.find(".maxntid");
+      if (at == std::string::npos) {
+        res.error = "the emitted PTX has no .maxntid directive to place the cluster shape after";
+        res.ptx.clear();
+        return res;
+      }
+      at = res.ptx.find('\n', at);
+      res.ptx.insert(at == std::string::npos ? res.ptx.size() : at + 1,
+                     ".reqnctapercluster " + std::to_string(program.cluster[0]) + ", " +
+                         std::to_string(program.cluster[1]) + ", " +
+                         std::to_string(program.cluster[2]) + "\n.explicitcluster\n");
+    }
     // The program is one kernel: a second entry could only come from inline PTX that escaped
     // its statement, which lowering refuses; never hand such a module on.
     if (std::size_t entries = reg::countPtxEntries(res.ptx); entries != 1) {

@@ -85,6 +85,9 @@ void checkProtocol(Context& ctx);
 /// deadlocks (wait cycles, divergence), initialisation and TMEM lifetime, cross-role races and
 /// proxy fences through vector clocks; records the event trace.
 void simulate(Context& ctx);
+/// The cluster protocol model (all CTAs of one cluster, round-robin; Cluster.cpp) and the
+/// static cluster rules (remote arrivals outside the cluster, tcgen05 cta_group pairing).
+void checkCluster(Context& ctx);
 /// Per-role program-order checks: async results used before their wait, wgmma.fence, async
 /// work pending at exit, intra-role races between warps of one role.
 void checkAsync(Context& ctx);

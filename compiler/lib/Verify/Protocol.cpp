@@ -7,6 +7,7 @@
 // must alternate, and the phase must be one that the producers complete.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Analyses.h"
+#include "Cluster.h"
 
 #include "cake/IR/Printer.h"
 #include "cake/Support/StringUtil.h"
@@ -74,10 +75,10 @@ bool listed(const std::vector<std::string>& roles, const std::string& role) {
 std::string ordinal(std::int64_t n) {
   std::int64_t k = n + 1;
   std::string suffix = (k % 100 >= 11 && k % 100 <= 13) ? "th"
-                       : k % 10 == 1                   ? "st"
-                       : k % 10 == 2                   ? "nd"
-                       : k % 10 == 3                   ? "rd"
-                                                       : "th";
+                       : k % 10 == 1                    ? "st"
+                       : k % 10 == 2                    ? "nd"
+                       : k % 10 == 3                    ? "rd"
+                                                        : "th";
   return std::to_string(k) + suffix;
 }
 
@@ -129,8 +130,8 @@ std::string flippedParity(const ir::Expr& e) {
       e.children[1]->intValue == 1)
     return ir::print(*e.children[0]);
   std::string text = ir::print(e);
-  bool simple = e.kind == ir::ExprKind::Name || e.kind == ir::ExprKind::Member ||
-                e.kind == ir::ExprKind::Int;
+  bool simple =
+      e.kind == ir::ExprKind::Name || e.kind == ir::ExprKind::Member || e.kind == ir::ExprKind::Int;
   return (simple ? text : "(" + text + ")") + " ^ 1";
 }
 
@@ -147,6 +148,10 @@ void checkProtocol(Context& ctx) {
     for (const Step& step : stream.steps) {
       const sema::OpInfo& op = ctx.op(step);
       StepContext sctx(op, step);
+      // CTA rank 0's share of cluster-wide signals (remote arrivals, multicast copies).
+      RankZeroView view = rankZeroView(model, op, step);
+      if (view.skip)
+        continue;
       for (const reg::EffectDef& e : op.primitive->effects) {
         if (!e.operandIndex || *e.operandIndex >= step.operands.size())
           continue;
@@ -163,26 +168,27 @@ void checkProtocol(Context& ctx) {
           continue;
         SourceRange at = ctx.operandRange(op, *e.operandIndex);
         if (signal && !listed(b.producers, role.name)) {
-          Diagnostic* d = rep.report(VerifyId::SignallerNotProducer, at,
-                                     "role '" + role.name + "' signals '" + b.name +
-                                         "', but its producers are [" + join(b.producers, ", ") +
-                                         "]");
+          Diagnostic* d =
+              rep.report(VerifyId::SignallerNotProducer, at,
+                         "role '" + role.name + "' signals '" + b.name +
+                             "', but its producers are [" + join(b.producers, ", ") + "]");
           addNote(d, ctx.declRange(b.decl), "producers declared here");
           ctx.brokenBarriers.insert(so.entityIndex);
         }
         if (wait && !listed(b.consumers, role.name)) {
-          Diagnostic* d = rep.report(VerifyId::WaiterNotConsumer, at,
-                                     "role '" + role.name + "' waits on '" + b.name +
-                                         "', but its consumers are [" + join(b.consumers, ", ") +
-                                         "]");
+          Diagnostic* d =
+              rep.report(VerifyId::WaiterNotConsumer, at,
+                         "role '" + role.name + "' waits on '" + b.name +
+                             "', but its consumers are [" + join(b.consumers, ", ") + "]");
           addNote(d, ctx.declRange(b.decl), "consumers declared here");
           ctx.brokenBarriers.insert(so.entityIndex);
         }
         if (so.element == -2) {
           rep.report(VerifyId::AnalysisBound, at,
-                     "the index of '" + b.name + "' is not statically known here, so its phase "
-                     "protocol is not verified; index barrier arrays with a pipeline slot or a "
-                     "constant");
+                     "the index of '" + b.name +
+                         "' is not statically known here, so its phase "
+                         "protocol is not verified; index barrier arrays with a pipeline slot or a "
+                         "constant");
           ctx.brokenBarriers.insert(so.entityIndex);
           continue;
         }
@@ -214,7 +220,7 @@ void checkProtocol(Context& ctx) {
               v.steps.push_back(&step);
             switch (e.kind) {
             case reg::EffectKind::Arrive:
-              v.arrivals += quantity(e.count, sctx, 1) * step.instances;
+              v.arrivals += quantity(e.count, sctx, 1) * step.instances * view.arrivals;
               break;
             case reg::EffectKind::Commit:
               v.arrivals += step.instances;
@@ -292,8 +298,8 @@ void checkProtocol(Context& ctx) {
           for (const Step* s : pr.signals[n].steps) {
             const sema::OpInfo& op = ctx.op(*s);
             addNote(d, ctx.opRange(op),
-                    "'" + model.roles[r].name + "' arrives here (" + ctx.context(*s) + "): " +
-                        std::to_string(s->instances) + " issuing instance(s) of '" +
+                    "'" + model.roles[r].name + "' arrives here (" + ctx.context(*s) +
+                        "): " + std::to_string(s->instances) + " issuing instance(s) of '" +
                         op.primitive->name + "'");
           }
         }
@@ -322,8 +328,10 @@ void checkProtocol(Context& ctx) {
         const Step* anchor = expectStep ? expectStep : completeStep;
         Diagnostic* d = rep.report(
             VerifyId::ExpectTxMismatch, ctx.opRange(ctx.op(*anchor)),
-            "'" + name + "' expects " + std::to_string(expect) + " transaction bytes per phase, "
-                "but the copies signalling it deliver " + std::to_string(complete) +
+            "'" + name + "' expects " + std::to_string(expect) +
+                " transaction bytes per phase, "
+                "but the copies signalling it deliver " +
+                std::to_string(complete) +
                 (expect > complete ? ": the phase never completes" : ": the tx-count underflows"),
             std::to_string(el));
         for (const auto& [r, pr] : roles) {
@@ -385,10 +393,9 @@ void checkProtocol(Context& ctx) {
               ? who + " waits on " + name + " for parity 1 on its first visit (" +
                     ctx.context(*first) +
                     "): on a fresh barrier that is the parity of the phase before the first, "
-                    "which counts as complete, so the wait passes before " + others +
-                    (signallers.size() == 1 ? " signals" : " signal") + " and " + who +
-                    " reads " + bufferList(model, g.reads) + " before it is written. '" +
-                    b.name +
+                    "which counts as complete, so the wait passes before " +
+                    others + (signallers.size() == 1 ? " signals" : " signal") + " and " + who +
+                    " reads " + bufferList(model, g.reads) + " before it is written. '" + b.name +
                     "' publishes data (its waiter reads what its signallers write): by the "
                     "pipeline's phase convention its waiter observes phase n on visit n, "
                     "parity P.phase (0 on the first pass)"
@@ -398,7 +405,8 @@ void checkProtocol(Context& ctx) {
                     (signallers.size() == 1 ? "s" : "") + " it only after using " +
                     bufferList(model, g.writes) + ", which " + who +
                     " writes after this wait: the roles wait on each other and none can "
-                    "proceed. '" + b.name +
+                    "proceed. '" +
+                    b.name +
                     "' releases slots (its waiter overwrites what its signallers use): by the "
                     "pipeline's phase convention a fresh release barrier counts as released, "
                     "so its waiter starts on the opposite parity (P.phase ^ 1) and the first "
@@ -444,8 +452,8 @@ void checkProtocol(Context& ctx) {
           if (parity != expected) {
             Diagnostic* d = rep.report(
                 VerifyId::ParityCadence, ctx.opRange(op),
-                "the " + ordinal(std::int64_t(n)) + " wait of '" + model.roles[r].name +
-                    "' on '" + name + "' (" + ctx.context(*step) + ") waits for parity " +
+                "the " + ordinal(std::int64_t(n)) + " wait of '" + model.roles[r].name + "' on '" +
+                    name + "' (" + ctx.context(*step) + ") waits for parity " +
                     std::to_string(parity) + ", but the phase it must observe has parity " +
                     std::to_string(expected) +
                     ": the parity has to flip every time the ring returns to this slot; as "
@@ -464,11 +472,12 @@ void checkProtocol(Context& ctx) {
           }
           std::int64_t phase = base + std::int64_t(n);
           if (phase >= std::int64_t(rounds)) {
-            std::string producers = summary.producers.empty() ? "no role" : join(summary.producers, ", ");
+            std::string producers =
+                summary.producers.empty() ? "no role" : join(summary.producers, ", ");
             Diagnostic* d = rep.report(
                 VerifyId::DeadlockNoProducer, ctx.opRange(op),
-                "'" + model.roles[r].name + "' waits for phase " + std::to_string(phase) +
-                    " of '" + name + "' (" + ctx.context(*step) + "), but " + producers +
+                "'" + model.roles[r].name + "' waits for phase " + std::to_string(phase) + " of '" +
+                    name + "' (" + ctx.context(*step) + "), but " + producers +
                     (summary.producers.empty()
                          ? " ever signals it: the wait never completes"
                          : " complete" + std::string(summary.producers.size() == 1 ? "s" : "") +
@@ -479,7 +488,8 @@ void checkProtocol(Context& ctx) {
                 continue;
               const Step* last = other.signals.back().steps.back();
               addNote(d, ctx.opRange(ctx.op(*last)),
-                      "last signal by '" + model.roles[pr2].name + "' (" + ctx.context(*last) + ")");
+                      "last signal by '" + model.roles[pr2].name + "' (" + ctx.context(*last) +
+                          ")");
             }
             addNote(d, ctx.declRange(b.decl), "barrier declared here");
             ctx.brokenBarriers.insert(bi);

@@ -11,6 +11,7 @@
 // issuing thread. This file: construction, the rounds and the stepping of barriers and
 // rendezvous (the memory model is in SimulationMemory.cpp, the end states in SimulationEnd.cpp).
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "Cluster.h"
 #include "Simulator.h"
 
 #include <algorithm>
@@ -133,6 +134,11 @@ bool Simulator::tryStep(std::size_t r, const Step& s) {
   const sema::OpInfo& op = m_ctx.op(s);
   RoleState& rs = m_roles[r];
   StepContext sctx(op, s);
+  // The simulation is CTA rank 0 of the cluster: a multicast copy whose mask leaves it out is
+  // issued and received by other CTAs only (Cluster.cpp models those).
+  RankZeroView view = rankZeroView(m_model, op, s);
+  if (view.skip)
+    return true;
   // Blocking effects first.
   for (const reg::EffectDef& e : op.primitive->effects) {
     if (e.kind == reg::EffectKind::Wait) {
@@ -266,7 +272,7 @@ bool Simulator::tryStep(std::size_t r, const Step& s) {
       std::int64_t amount = 0;
       TraceEvent::Kind kind = TraceEvent::Kind::Arrive;
       if (e.kind == reg::EffectKind::Arrive) {
-        amount = quantity(e.count, sctx, 1) * s.instances;
+        amount = quantity(e.count, sctx, 1) * s.instances * view.arrivals;
         es->remaining -= amount;
       } else if (e.kind == reg::EffectKind::Commit) {
         amount = s.instances;

@@ -4,7 +4,6 @@
 
 #include "Analyses.h"
 
-
 namespace cake::verify {
 
 std::uint32_t Trace::intern(std::string_view text) {
@@ -75,6 +74,7 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
     detail::checkProtocol(ctx);
   }
   detail::simulate(ctx);
+  detail::checkCluster(ctx);
   detail::checkAsync(ctx);
   detail::checkPerformance(ctx);
   ctx.attachConsequences();

@@ -175,6 +175,9 @@ struct Program {
   /// Registers per thread the kernel is launched with when roles re-budget with setmaxnreg
   /// (0: left to ptxas).
   std::int64_t launchRegisters = 0;
+  /// CTAs per cluster along x, y, z (all 1 without clusters): PTX `.reqnctapercluster` and
+  /// `.explicitcluster`, CUDA `__cluster_dims__`; the runner launches with the same dims.
+  std::int64_t cluster[3] = {1, 1, 1};
   /// Named constants referenced by Const expressions (name, value), in emission order.
   std::vector<std::pair<std::string, std::int64_t>> constants;
 };

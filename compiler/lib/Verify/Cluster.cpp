@@ -1,0 +1,727 @@
+// The cluster protocol model: every CTA of one thread-block cluster runs the kernel's program
+// together, with per-CTA mbarriers, remote arrivals (mbarrier.arrive cta_mask=), multicast TMA
+// loads (tma.load multicast=) and cluster barriers (cluster.sync), checked for transaction bytes
+// and arrival counts per receiving CTA, remote signals before a peer's barrier initialisation or
+// after it may have exited, and multicast writes into a peer's shared memory that the peer's
+// readers did not release. Also the static cluster rules: remote arrivals outside the cluster
+// and tcgen05 cta_group pairing.
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "Cluster.h"
+
+#include "Instances.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace cake::verify::detail {
+
+std::int64_t clusterSize(const sema::KernelModel& model) {
+  std::int64_t n = 1;
+  if (model.grid)
+    for (std::int64_t c : model.grid->cluster)
+      n *= std::max<std::int64_t>(c, 1);
+  return n;
+}
+
+std::int64_t intAttribute(const sema::OpInfo& op, const Step& step, std::string_view name,
+                          std::int64_t fallback) {
+  auto idx = op.primitive->attributeIndex(std::string(name));
+  if (!idx)
+    return fallback;
+  const auto& values = step.attributes.empty() ? op.attributes : step.attributes;
+  if (*idx >= values.size() || values[*idx].kind != reg::DefValue::Kind::Int)
+    return fallback;
+  return values[*idx].i;
+}
+
+RankZeroView rankZeroView(const sema::KernelModel& model, const sema::OpInfo& op,
+                          const Step& step) {
+  RankZeroView v;
+  std::int64_t n = clusterSize(model);
+  if (n <= 1)
+    return v;
+  if (std::int64_t mask = intAttribute(op, step, "cta_mask", 0); mask != 0)
+    v.arrivals = (mask & 1) ? n : 0;
+  if (op.primitive->name == "tma.load") {
+    std::int64_t mask = intAttribute(op, step, "multicast", 0);
+    v.skip = mask != 0 && !(mask & 1);
+  }
+  return v;
+}
+
+namespace {
+
+/// One mbarrier element of one CTA.
+struct Element {
+  bool initialized = false;
+  std::size_t initAgent = 0;
+  std::uint64_t initStamp = 0;
+  const Step* initStep = nullptr;
+  std::int64_t phase = 0;
+  std::int64_t remaining = 0;
+  std::int64_t tx = 0;
+  std::int64_t arrivedThisPhase = 0;
+  Clock release, completed;
+  // Totals over the run, for the transaction-byte check per receiving CTA.
+  std::int64_t expected = 0;
+  std::int64_t expectEvents = 0;
+  std::map<std::pair<std::int64_t, const Step*>, std::int64_t> delivered; ///< (source CTA, step)
+  std::map<std::pair<std::int64_t, const Step*>, std::int64_t> arrivals;  ///< (source CTA, step)
+  std::int64_t overflowArrivals = -1; ///< arrivals of the first phase that exceeded the count
+  // The current phase: bytes announced and delivered (by source CTA and step).
+  std::int64_t phaseExpected = 0;
+  std::map<std::pair<std::int64_t, const Step*>, std::int64_t> phaseDelivered;
+};
+
+/// A read of shared memory by an agent, for multicast writes into that CTA.
+struct Read {
+  std::size_t agent = 0;
+  std::uint64_t stamp = 0;
+  Footprint footprint;
+  const Step* step = nullptr;
+};
+
+/// A remote access into a CTA (arrive, multicast delivery), for the exit check.
+struct Remote {
+  std::size_t agent = 0;
+  std::uint64_t stamp = 0;
+  const Step* step = nullptr;
+  std::size_t barrier = SIZE_MAX;
+};
+
+struct Agent {
+  std::int64_t cta = 0;
+  std::size_t stream = 0;
+  std::size_t pc = 0;
+  Clock clock;
+  std::map<std::pair<int, std::size_t>, std::int64_t> syncs; ///< (scope, barrier) → count
+  std::uint64_t blockedSince = 0; ///< round of its first failed attempt at the current step
+  bool blocked = false;
+};
+
+struct Rendezvous {
+  std::vector<std::size_t> arrived;
+  Clock joined;
+};
+
+class ClusterModel {
+public:
+  explicit ClusterModel(Context& ctx)
+      : m_ctx(ctx), m_model(ctx.model), m_n(clusterSize(ctx.model)),
+        m_roles(ctx.program.roles.size()) {}
+
+  void run();
+
+private:
+  std::size_t agentIndex(std::int64_t cta, std::size_t stream) const {
+    return std::size_t(cta) * m_roles + stream;
+  }
+  Element* element(std::int64_t cta, std::size_t barrier, std::int64_t el) {
+    auto& v = m_bars[std::size_t(cta)][barrier];
+    return el >= 0 && std::size_t(el) < v.size() ? &v[std::size_t(el)] : nullptr;
+  }
+  std::vector<std::int64_t> ctasOf(std::int64_t mask) const {
+    std::vector<std::int64_t> out;
+    for (std::int64_t c = 0; c < m_n && c < 63; ++c)
+      if (mask & (std::int64_t(1) << c))
+        out.push_back(c);
+    return out;
+  }
+  const StepOperand* operandOf(const Step& s, const reg::EffectDef& e) const {
+    if (!e.operandIndex || *e.operandIndex >= s.operands.size())
+      return nullptr;
+    const StepOperand& so = s.operands[*e.operandIndex];
+    return so.present ? &so : nullptr;
+  }
+  /// (scope, barrier): scope 0 the CTA barrier, 1 a named barrier, 2 the cluster barrier.
+  std::pair<int, std::size_t> syncKey(const Step& s, const reg::EffectDef& e) const;
+  std::vector<std::size_t> participants(std::int64_t cta, std::pair<int, std::size_t> key) const;
+  bool tryStep(std::size_t a);
+  void signal(std::size_t a, const Step& s, std::int64_t target, std::size_t barrier,
+              std::int64_t el, std::int64_t arrivals, std::int64_t bytes);
+  void multicastWrite(std::size_t a, const Step& s, std::int64_t target, const Footprint& fp);
+  void finish();
+  /// "16384 from CTA 0's 'tma.load' in producer (tile 0 k=0), ..."; `anchor` receives a
+  /// delivering step (a peer's, when there is one).
+  std::string sources(const std::map<std::pair<std::int64_t, const Step*>, std::int64_t>& from,
+                      const Step** anchor) const;
+  /// A multicast tma.load that signals `barrier` (the IR decision a bytes finding names).
+  const Step* multicastInto(std::size_t barrier) const;
+  void reportBytes(std::int64_t cta, std::size_t b, std::int64_t el, std::int64_t expected,
+                   const std::map<std::pair<std::int64_t, const Step*>, std::int64_t>& from,
+                   const std::string& what, const Step* wait);
+  std::string where(const Step& s) const {
+    return m_ctx.role(s).name + " (" + m_ctx.context(s) + ")";
+  }
+
+  Context& m_ctx;
+  const sema::KernelModel& m_model;
+  std::int64_t m_n;
+  std::size_t m_roles;
+  std::vector<Agent> m_agents;
+  std::vector<std::vector<std::vector<Element>>> m_bars; ///< per CTA, barrier, element
+  std::map<std::tuple<int, std::int64_t, std::size_t, std::int64_t>, Rendezvous> m_rendezvous;
+  std::vector<std::map<std::size_t, std::vector<Read>>> m_reads; ///< per CTA, per buffer
+  std::vector<std::vector<Remote>> m_remote;                     ///< per target CTA
+  std::set<std::size_t> m_reportedRace;
+  bool m_reportedInit = false;
+  std::uint64_t m_round = 0;
+};
+
+std::pair<int, std::size_t> ClusterModel::syncKey(const Step& s, const reg::EffectDef& e) const {
+  const StepOperand* so = operandOf(s, e);
+  if (so && so->entity == sema::EntityKind::NBarrier)
+    return {1, so->entityIndex};
+  if (m_ctx.op(s).primitive->name == "cluster.sync")
+    return {2, SIZE_MAX};
+  return {0, SIZE_MAX};
+}
+
+std::vector<std::size_t> ClusterModel::participants(std::int64_t cta,
+                                                    std::pair<int, std::size_t> key) const {
+  std::vector<std::size_t> out;
+  for (std::int64_t c = 0; c < m_n; ++c) {
+    if (key.first != 2 && c != cta)
+      continue;
+    for (std::size_t i = 0; i < m_roles; ++i) {
+      if (key.first == 1) {
+        const auto& names = m_model.barriers[key.second].roles;
+        const std::string& role = m_model.roles[m_ctx.program.roles[i].role].name;
+        if (std::find(names.begin(), names.end(), role) == names.end() &&
+            std::find(names.begin(), names.end(), "all") == names.end())
+          continue;
+      }
+      out.push_back(agentIndex(c, i));
+    }
+  }
+  return out;
+}
+
+void ClusterModel::signal(std::size_t a, const Step& s, std::int64_t target, std::size_t barrier,
+                          std::int64_t el, std::int64_t arrivals, std::int64_t bytes) {
+  Agent& ag = m_agents[a];
+  Element* es = element(target, barrier, el);
+  if (!es)
+    return;
+  bool remote = target != ag.cta;
+  if (remote) {
+    // The peer's barrier must be initialised, and that ordered before this signal through a
+    // cluster barrier: otherwise the init can land after it and erase the arrival.
+    bool ordered = es->initialized && ag.clock[es->initAgent] >= es->initStamp;
+    if (!ordered && !m_reportedInit) {
+      m_reportedInit = true;
+      const sema::OpInfo& op = m_ctx.op(s);
+      Diagnostic* d = m_ctx.reporter.report(
+          VerifyId::RemoteBeforeInit, m_ctx.opRange(op),
+          "'" + op.primitive->name + "' of CTA " + std::to_string(ag.cta) + " in " + where(s) +
+              " signals '" + m_ctx.element(barrier, el) + "' of CTA " + std::to_string(target) +
+              (es->initialized ? ", but nothing orders that CTA's mbarrier.init before it"
+                               : " before that CTA initialised it") +
+              ": a cluster barrier (cluster.sync) after the initialisation must come first");
+      if (es->initStep)
+        addNote(d, m_ctx.opRange(m_ctx.op(*es->initStep)),
+                "CTA " + std::to_string(target) + " initialises it here");
+      setFix(d, "follow the mbarrier.init and fence.mbarrier_init with a cluster.sync in every "
+                "role (on all { cluster.sync })");
+      m_ctx.brokenBarriers.insert(barrier);
+    }
+    m_remote[std::size_t(target)].push_back({a, ag.clock[a], &s, barrier});
+  }
+  if (!es->initialized)
+    return;
+  if (arrivals > 0) {
+    es->arrivals[{ag.cta, &s}] += arrivals;
+    es->arrivedThisPhase += arrivals;
+  }
+  if (bytes > 0) {
+    es->delivered[{ag.cta, &s}] += bytes;
+    es->phaseDelivered[{ag.cta, &s}] += bytes;
+  }
+  es->remaining -= arrivals;
+  es->tx -= bytes;
+  join(es->release, ag.clock);
+  if (es->remaining <= 0 && es->tx == 0) {
+    if (es->remaining < 0 && es->overflowArrivals < 0)
+      es->overflowArrivals = es->arrivedThisPhase;
+    es->completed = es->release;
+    es->remaining += m_model.barriers[barrier].count;
+    es->arrivedThisPhase = 0;
+    es->phaseExpected = 0;
+    es->phaseDelivered.clear();
+    ++es->phase;
+  }
+}
+
+void ClusterModel::multicastWrite(std::size_t a, const Step& s, std::int64_t target,
+                                  const Footprint& fp) {
+  Agent& ag = m_agents[a];
+  auto& reads = m_reads[std::size_t(target)][fp.buffer];
+  for (auto it = reads.begin(); it != reads.end();) {
+    if (ag.clock[it->agent] >= it->stamp) {
+      it = reads.erase(it); // released to this writer; later writes of it are ordered too
+      continue;
+    }
+    if (it->footprint.overlaps(fp) && m_reportedRace.insert(fp.buffer).second) {
+      const sema::OpInfo& op = m_ctx.op(s);
+      const sema::OpInfo& rop = m_ctx.op(*it->step);
+      const Agent& reader = m_agents[it->agent];
+      Diagnostic* d = m_ctx.reporter.report(
+          VerifyId::ClusterRace, m_ctx.opRange(op),
+          "multicast '" + op.primitive->name + "' of CTA " + std::to_string(ag.cta) + " in " +
+              where(s) + " writes " + fp.describe(m_model) + " of CTA " + std::to_string(target) +
+              ", which '" + m_model.roles[m_ctx.program.roles[reader.stream].role].name +
+              "' of CTA " + std::to_string(reader.cta) + " reads in " + where(*it->step) +
+              " and never released to CTA " + std::to_string(ag.cta) +
+              ": the slot this CTA waited for is free in its own shared memory only");
+      addNote(d, m_ctx.opRange(rop), "the read in CTA " + std::to_string(target));
+      setFix(d, "release the stage to every CTA that writes it: arrive on the empty barrier of "
+                "each CTA of the multicast mask (mbarrier.arrive ... cta_mask=MASK) and count "
+                "those arrivals in its declaration");
+    }
+    ++it;
+  }
+}
+
+bool ClusterModel::tryStep(std::size_t a) {
+  Agent& ag = m_agents[a];
+  const RoleStream& stream = m_ctx.program.roles[ag.stream];
+  const Step& s = stream.steps[ag.pc];
+  const sema::OpInfo& op = m_ctx.op(s);
+  StepContext sctx(op, s);
+  std::int64_t multicast = intAttribute(op, s, "multicast", 0);
+  if (op.primitive->name != "tma.load")
+    multicast = 0;
+  std::vector<std::int64_t> receivers = multicast ? ctasOf(multicast) : std::vector{ag.cta};
+  // A multicast load is issued by the lowest-ranked CTA of its mask only.
+  bool issues = !multicast || (!receivers.empty() && receivers.front() == ag.cta);
+  for (const reg::EffectDef& e : op.primitive->effects) {
+    if (e.kind == reg::EffectKind::Wait) {
+      const StepOperand* so = operandOf(s, e);
+      if (!so || so->entity != sema::EntityKind::MBarrier || so->element < 0)
+        continue;
+      Element* es = element(ag.cta, so->entityIndex, so->element);
+      std::int64_t parity = quantity(e.parity, sctx, -1);
+      if (es && es->initialized && parity >= 0 && (es->phase & 1) == parity)
+        return false;
+    } else if (e.kind == reg::EffectKind::Sync) {
+      if (!e.operandIndex && e.syncScope == "role")
+        continue;
+      auto key = syncKey(s, e);
+      auto people = participants(ag.cta, key);
+      if (std::find(people.begin(), people.end(), a) == people.end())
+        continue; // reported by the one-CTA simulation
+      std::int64_t n = ag.syncs[key];
+      Rendezvous& rv = m_rendezvous[{key.first, key.first == 2 ? -1 : ag.cta, key.second, n}];
+      if (std::find(rv.arrived.begin(), rv.arrived.end(), a) == rv.arrived.end()) {
+        rv.arrived.push_back(a);
+        if (rv.joined.empty())
+          rv.joined.assign(m_agents.size(), 0);
+        join(rv.joined, ag.clock);
+      }
+      if (rv.arrived.size() < people.size())
+        return false;
+    }
+  }
+  ++ag.clock[a];
+  ++ag.pc;
+  if (!issues)
+    return true;
+  for (const reg::EffectDef& e : op.primitive->effects) {
+    const StepOperand* so = operandOf(s, e);
+    switch (e.kind) {
+    case reg::EffectKind::Wait: {
+      if (!so || so->entity != sema::EntityKind::MBarrier || so->element < 0)
+        break;
+      if (Element* es = element(ag.cta, so->entityIndex, so->element))
+        if (!es->completed.empty())
+          join(ag.clock, es->completed);
+      break;
+    }
+    case reg::EffectKind::Sync: {
+      if (!e.operandIndex && e.syncScope == "role")
+        break;
+      auto key = syncKey(s, e);
+      std::int64_t n = ag.syncs[key]++;
+      auto it = m_rendezvous.find({key.first, key.first == 2 ? -1 : ag.cta, key.second, n});
+      if (it != m_rendezvous.end())
+        join(ag.clock, it->second.joined);
+      break;
+    }
+    case reg::EffectKind::Init: {
+      if (!so || so->entity != sema::EntityKind::MBarrier)
+        break;
+      auto& els = m_bars[std::size_t(ag.cta)][so->entityIndex];
+      for (std::size_t i = 0; i < els.size(); ++i) {
+        if (so->element >= 0 && std::int64_t(i) != so->element)
+          continue;
+        Element& es = els[i];
+        es.initialized = true;
+        es.initAgent = a;
+        es.initStamp = ag.clock[a];
+        es.initStep = &s;
+        es.phase = 0;
+        es.remaining = m_model.barriers[so->entityIndex].count;
+        es.tx = 0;
+        es.release.assign(m_agents.size(), 0);
+      }
+      break;
+    }
+    case reg::EffectKind::Arrive:
+    case reg::EffectKind::Commit: {
+      if (!so || so->entity != sema::EntityKind::MBarrier || so->element < 0)
+        break;
+      std::int64_t amount =
+          (e.kind == reg::EffectKind::Arrive ? quantity(e.count, sctx, 1) : 1) * s.instances;
+      std::int64_t mask = intAttribute(op, s, "cta_mask", 0);
+      for (std::int64_t target : mask ? ctasOf(mask) : std::vector{ag.cta})
+        signal(a, s, target, so->entityIndex, so->element, amount, 0);
+      break;
+    }
+    case reg::EffectKind::ExpectTx: {
+      if (!so || so->entity != sema::EntityKind::MBarrier || so->element < 0)
+        break;
+      if (Element* es = element(ag.cta, so->entityIndex, so->element)) {
+        std::int64_t bytes = quantity(e.bytes, sctx, 0) * s.instances;
+        es->tx += bytes;
+        es->expected += bytes;
+        es->phaseExpected += bytes;
+        ++es->expectEvents;
+      }
+      break;
+    }
+    case reg::EffectKind::CompleteTx: {
+      if (!so || so->entity != sema::EntityKind::MBarrier || so->element < 0)
+        break;
+      std::int64_t bytes = quantity(e.bytes, sctx, 0) * s.instances;
+      for (std::int64_t target : receivers)
+        signal(a, s, target, so->entityIndex, so->element, 0, bytes);
+      break;
+    }
+    case reg::EffectKind::Write:
+    case reg::EffectKind::Read: {
+      if (!so || !so->footprint || so->entity != sema::EntityKind::Buffer)
+        break;
+      const sema::BufferInfo& b = m_model.buffers[so->footprint->buffer];
+      if (b.space != ir::Space::Smem)
+        break;
+      if (e.kind == reg::EffectKind::Read) {
+        m_reads[std::size_t(ag.cta)][so->footprint->buffer].push_back(
+            {a, ag.clock[a], *so->footprint, &s});
+        break;
+      }
+      for (std::int64_t target : receivers)
+        if (target != ag.cta) {
+          multicastWrite(a, s, target, *so->footprint);
+          m_remote[std::size_t(target)].push_back({a, ag.clock[a], &s, SIZE_MAX});
+        }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  return true;
+}
+
+void ClusterModel::run() {
+  for (std::int64_t c = 0; c < m_n; ++c)
+    for (std::size_t i = 0; i < m_roles; ++i) {
+      Agent ag;
+      ag.cta = c;
+      ag.stream = i;
+      m_agents.push_back(std::move(ag));
+    }
+  for (Agent& ag : m_agents)
+    ag.clock.assign(m_agents.size(), 0);
+  m_bars.assign(std::size_t(m_n), {});
+  for (auto& perCta : m_bars) {
+    perCta.resize(m_model.barriers.size());
+    for (std::size_t b = 0; b < m_model.barriers.size(); ++b)
+      if (!m_model.barriers[b].named)
+        perCta[b].resize(std::size_t(std::max<std::int64_t>(m_model.barriers[b].size, 1)));
+  }
+  m_reads.assign(std::size_t(m_n), {});
+  m_remote.assign(std::size_t(m_n), {});
+  // Round-robin: one step per agent and round while any can move (the one-CTA simulation's
+  // schedule, with the CTAs of the cluster side by side).
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (std::size_t a = 0; a < m_agents.size(); ++a) {
+      const RoleStream& stream = m_ctx.program.roles[m_agents[a].stream];
+      Agent& ag = m_agents[a];
+      if (ag.pc >= stream.steps.size())
+        continue;
+      if (tryStep(a)) {
+        moved = true;
+        ag.blocked = false;
+      } else if (!ag.blocked) {
+        ag.blocked = true;
+        ag.blockedSince = m_round;
+      }
+    }
+    ++m_round;
+  }
+  finish();
+}
+
+std::string
+ClusterModel::sources(const std::map<std::pair<std::int64_t, const Step*>, std::int64_t>& from,
+                      const Step** anchor) const {
+  std::string out;
+  for (const auto& [src, bytes] : from) {
+    if (anchor && (!*anchor || src.first != 0))
+      *anchor = src.second;
+    if (!out.empty())
+      out += ", ";
+    out += std::to_string(bytes) + " from CTA " + std::to_string(src.first) + "'s '" +
+           m_ctx.op(*src.second).primitive->name + "' in " + where(*src.second);
+  }
+  return out.empty() ? "no copy delivers into it" : out;
+}
+
+const Step* ClusterModel::multicastInto(std::size_t barrier) const {
+  for (const RoleStream& stream : m_ctx.program.roles)
+    for (const Step& st : stream.steps) {
+      const sema::OpInfo& op = m_ctx.op(st);
+      if (op.primitive->name != "tma.load" || intAttribute(op, st, "multicast", 0) == 0)
+        continue;
+      for (const StepOperand& so : st.operands)
+        if (so.present && so.entity == sema::EntityKind::MBarrier && so.entityIndex == barrier)
+          return &st;
+    }
+  return nullptr;
+}
+
+void ClusterModel::reportBytes(
+    std::int64_t cta, std::size_t b, std::int64_t el, std::int64_t expected,
+    const std::map<std::pair<std::int64_t, const Step*>, std::int64_t>& from,
+    const std::string& what, const Step* wait) {
+  std::int64_t got = 0;
+  for (const auto& [src, bytes] : from)
+    got += bytes;
+  const Step* anchor = nullptr;
+  std::string list = sources(from, &anchor);
+  // The IR decision to name: a multicast copy that signals this barrier, when there is one.
+  if (const Step* mc = multicastInto(b))
+    anchor = mc;
+  SourceRange at =
+      anchor ? m_ctx.opRange(m_ctx.op(*anchor)) : m_ctx.declRange(m_model.barriers[b].decl);
+  Diagnostic* d = m_ctx.reporter.report(
+      VerifyId::ClusterExpectTx, at,
+      "CTA " + std::to_string(cta) + " of the cluster announces " + std::to_string(expected) +
+          " transaction bytes on '" + m_ctx.element(b, el) + "' " + what + " but receives " +
+          std::to_string(got) + " (" + list +
+          "): a multicast load delivers its box to every CTA of its mask, and each receiving "
+          "CTA's barrier must expect exactly the bytes it receives",
+      std::to_string(b));
+  if (wait)
+    addNote(d, m_ctx.opRange(m_ctx.op(*wait)),
+            "CTA " + std::to_string(cta) + " waits here forever (" + where(*wait) + ")");
+  addNote(d, m_ctx.declRange(m_model.barriers[b].decl), "barrier declared here");
+  setFix(d, "make every receiving CTA expect the bytes it receives: include the multicast box "
+            "in its expect_tx and name every CTA whose barrier expects it in the mask");
+  m_ctx.brokenBarriers.insert(b);
+}
+
+void ClusterModel::finish() {
+  // A deadlock: the wait that blocked first is the root (the others follow from it). Its
+  // barrier misses bytes (transaction count) or arrivals (count), counted per CTA.
+  const Agent* first = nullptr;
+  for (const Agent& ag : m_agents)
+    if (ag.blocked && ag.pc < m_ctx.program.roles[ag.stream].steps.size() &&
+        (!first || ag.blockedSince < first->blockedSince))
+      first = &ag;
+  bool deadlock = first != nullptr;
+  // A protocol the one-CTA analyses already refused blocks every CTA alike: that finding is the
+  // root, not the cluster.
+  bool oneCtaRoot = false;
+  for (VerifyId id : {VerifyId::WaitCycle, VerifyId::DeadlockNoProducer, VerifyId::ArrivalCount,
+                      VerifyId::ExpectTxMismatch, VerifyId::CtaSyncDivergence,
+                      VerifyId::NamedBarrierDivergence, VerifyId::ParityCadence})
+    oneCtaRoot = oneCtaRoot || m_ctx.reporter.reportedCode(id);
+  if (first && !oneCtaRoot) {
+    const Step& s = m_ctx.program.roles[first->stream].steps[first->pc];
+    const sema::OpInfo& op = m_ctx.op(s);
+    for (const reg::EffectDef& e : op.primitive->effects) {
+      const StepOperand* so = operandOf(s, e);
+      if (e.kind != reg::EffectKind::Wait || !so || so->entity != sema::EntityKind::MBarrier ||
+          so->element < 0 || m_ctx.brokenBarriers.count(so->entityIndex))
+        continue;
+      Element* es = element(first->cta, so->entityIndex, so->element);
+      if (!es || !es->initialized)
+        continue;
+      if (es->remaining <= 0 && es->tx != 0) {
+        reportBytes(first->cta, so->entityIndex, so->element, es->phaseExpected, es->phaseDelivered,
+                    "in phase " + std::to_string(es->phase), &s);
+        continue;
+      }
+      std::int64_t count = m_model.barriers[so->entityIndex].count;
+      std::int64_t got = count - es->remaining;
+      Diagnostic* d = m_ctx.reporter.report(
+          VerifyId::ClusterArrivalCount, m_ctx.opRange(op),
+          "'" + op.primitive->name + "' of CTA " + std::to_string(first->cta) + " in " + where(s) +
+              " waits forever: its '" + m_ctx.element(so->entityIndex, so->element) +
+              "' receives " + std::to_string(got) + " of the " + std::to_string(count) +
+              " arrivals of phase " + std::to_string(es->phase) +
+              " (arrivals of every CTA of the cluster, remote ones by cta_mask)");
+      for (const auto& [src, n] : es->arrivals) {
+        addNote(d, m_ctx.opRange(m_ctx.op(*src.second)),
+                "CTA " + std::to_string(src.first) + " arrives here (" + std::to_string(n) +
+                    " arrivals over the run)");
+        break;
+      }
+      addNote(d, m_ctx.declRange(m_model.barriers[so->entityIndex].decl), "count declared here");
+      setFix(d, "arrive on the barrier of every CTA that waits on it (cta_mask naming all of "
+                "them) and declare count= as the arrivals one CTA receives per phase");
+      m_ctx.brokenBarriers.insert(so->entityIndex);
+    }
+  }
+  // Without a deadlock: bytes and arrivals over the whole run, per CTA.
+  for (std::int64_t c = 0; c < m_n && !deadlock; ++c)
+    for (std::size_t b = 0; b < m_bars[std::size_t(c)].size(); ++b)
+      for (std::size_t el = 0; el < m_bars[std::size_t(c)][b].size(); ++el) {
+        Element& es = m_bars[std::size_t(c)][b][el];
+        if (m_ctx.brokenBarriers.count(b))
+          continue; // reported already (the one-CTA protocol or above)
+        std::int64_t got = 0;
+        for (const auto& [src, bytes] : es.delivered)
+          got += bytes;
+        if (got != es.expected) {
+          reportBytes(c, b, std::int64_t(el), es.expected, es.delivered, "over the run", nullptr);
+          continue;
+        }
+        if (es.overflowArrivals < 0 || es.arrivals.empty())
+          continue;
+        const Step* anchor = es.arrivals.begin()->first.second;
+        Diagnostic* d = m_ctx.reporter.report(
+            VerifyId::ClusterArrivalCount, m_ctx.opRange(m_ctx.op(*anchor)),
+            "CTA " + std::to_string(c) + "'s '" + m_ctx.element(b, std::int64_t(el)) +
+                "' receives " + std::to_string(es.overflowArrivals) +
+                " arrivals in one phase, more than its count " +
+                std::to_string(m_model.barriers[b].count) +
+                " (arrivals of every CTA of the cluster, remote ones by cta_mask)",
+            std::to_string(b));
+        addNote(d, m_ctx.declRange(m_model.barriers[b].decl), "count declared here");
+        m_ctx.brokenBarriers.insert(b);
+      }
+  // Remote accesses into a CTA must be ordered before that CTA exits (its shared memory and
+  // barriers are gone afterwards).
+  for (std::int64_t c = 0; c < m_n; ++c) {
+    Clock exit(m_agents.size(), 0);
+    bool exited = true;
+    for (std::size_t i = 0; i < m_roles; ++i) {
+      const Agent& ag = m_agents[agentIndex(c, i)];
+      exited = exited && ag.pc >= m_ctx.program.roles[ag.stream].steps.size();
+      join(exit, ag.clock);
+    }
+    if (!exited)
+      continue;
+    for (const Remote& r : m_remote[std::size_t(c)]) {
+      if (exit[r.agent] >= r.stamp)
+        continue;
+      const sema::OpInfo& op = m_ctx.op(*r.step);
+      const Agent& src = m_agents[r.agent];
+      Diagnostic* d = m_ctx.reporter.report(
+          VerifyId::RemoteAfterExit, m_ctx.opRange(op),
+          "'" + op.primitive->name + "' of CTA " + std::to_string(src.cta) + " in " +
+              where(*r.step) + " accesses CTA " + std::to_string(c) + "'s shared memory" +
+              (r.barrier != SIZE_MAX ? " ('" + m_model.barriers[r.barrier].name + "')"
+                                     : std::string()) +
+              ", but nothing orders it before CTA " + std::to_string(c) +
+              " exits: a CTA's shared memory must not be accessed after it has exited");
+      setFix(d, "end the kernel with a cluster barrier in every role (on all { cluster.sync }) "
+                "so that no CTA exits while a peer can still reach its shared memory");
+      break;
+    }
+  }
+}
+
+} // namespace
+
+void checkCluster(Context& ctx) {
+  const sema::KernelModel& m = ctx.model;
+  std::int64_t n = clusterSize(m);
+  // Static rules: remote arrivals inside the cluster, tcgen05 cta_group pairing.
+  bool staticFinding = false;
+  const sema::OpInfo* pairMma = nullptr;
+  const sema::OpInfo* singleMma = nullptr;
+  for (const sema::OpInfo& op : m.ops) {
+    if (!op.primitive)
+      continue;
+    Step none;
+    if (std::int64_t mask = intAttribute(op, none, "cta_mask", 0);
+        mask != 0 && (n <= 1 || mask >= (std::int64_t(1) << std::min<std::int64_t>(n, 62)))) {
+      staticFinding = true;
+      Diagnostic* d =
+          ctx.reporter.report(VerifyId::RemoteArriveOutsideCluster, ctx.opRange(op),
+                              "'" + op.primitive->name + "' arrives on the barriers of CTA mask " +
+                                  std::to_string(mask) + ", but the cluster has " +
+                                  std::to_string(n) + " CTA(s) (ranks 0.." + std::to_string(n - 1) +
+                                  "): a remote arrive addresses a CTA outside the cluster");
+      if (m.grid)
+        addNote(d, ctx.declRange(m.grid->decl), "grid (cluster) declared here");
+    }
+    if (op.primitive->name == "tcgen05.mma") {
+      std::int64_t g = intAttribute(op, none, "cta_group", 1);
+      if (g == 2 && !pairMma)
+        pairMma = &op;
+      else if (g != 2 && !singleMma)
+        singleMma = &op;
+    }
+  }
+  const sema::OpInfo* mma = pairMma ? pairMma : singleMma;
+  if (mma) {
+    std::int64_t want = pairMma ? 2 : 1;
+    Step none;
+    if (pairMma && singleMma) {
+      Diagnostic* d = ctx.reporter.report(
+          VerifyId::CtaGroupMismatch, ctx.opRange(*singleMma),
+          "this tcgen05.mma uses cta_group=1 while another uses cta_group=2: every tcgen05 "
+          "instruction of a kernel must use one cta_group");
+      addNote(d, ctx.opRange(*pairMma), "cta_group=2 here");
+    }
+    if (pairMma && n % 2 != 0) {
+      Diagnostic* d = ctx.reporter.report(
+          VerifyId::CtaGroupMismatch, ctx.opRange(*pairMma),
+          "tcgen05.mma cta_group=2 computes over a CTA pair, but the cluster has " +
+              std::to_string(n) + " CTA(s): declare cluster=[2, 1, 1] (or a multiple of 2)");
+      if (m.grid)
+        addNote(d, ctx.declRange(m.grid->decl), "grid declared here");
+    }
+    // One finding at the first mismatching instruction (the kernel's one decision), the
+    // others as notes.
+    Diagnostic* d = nullptr;
+    for (const sema::OpInfo& op : m.ops) {
+      if (!op.primitive || op.primitive->name.rfind("tcgen05.", 0) != 0 ||
+          op.primitive->name == "tcgen05.mma" || !op.primitive->attributeIndex("cta_group"))
+        continue;
+      std::int64_t g = intAttribute(op, none, "cta_group", 1);
+      if (g == want)
+        continue;
+      staticFinding = true;
+      if (d) {
+        addNote(d, ctx.opRange(op),
+                "'" + op.primitive->name + "' uses cta_group=" + std::to_string(g) + " here too");
+        continue;
+      }
+      d = ctx.reporter.report(
+          VerifyId::CtaGroupMismatch, ctx.opRange(op),
+          "'" + op.primitive->name + "' uses cta_group=" + std::to_string(g) +
+              ", but the kernel's tcgen05.mma uses cta_group=" + std::to_string(want) +
+              ": alloc, dealloc, commit and relinquish_alloc_permit must use the MMA's "
+              "cta_group (mixing cta_group::1 and ::2 is undefined)");
+      if (!d)
+        break;
+      addNote(d, ctx.opRange(*mma), "tcgen05.mma cta_group=" + std::to_string(want) + " here");
+      setFix(d, "write cta_group=" + std::to_string(want) + " on every tcgen05 instruction");
+    }
+  }
+  // A mask outside the cluster would show again as the arrivals a peer misses.
+  if (staticFinding || n <= 1 || n > 16 || ctx.program.boundReached || ctx.program.roles.empty())
+    return;
+  ClusterModel(ctx).run();
+}
+
+} // namespace cake::verify::detail
