@@ -24,6 +24,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ptx_eval  # noqa: E402
 
 SKIP = 77
+# Accepted corpus kernels that lowering refuses with a located hw-lowering-unsupported (the gate
+# records it); listed by name so that a kernel which stops lowering is not skipped silently.
+NOT_LOWERED = {
+    "deepgemm/gemm_fp8_cluster.cake":
+        "per-row scale loads into a warpgroup row vector (docs/lowering.md, Limits)",
+}
 
 
 def gencode(target):
@@ -186,7 +192,9 @@ def main():
     else:
         manifest = json.load(open(os.path.join(src, "corpus", "manifest.json")))
         kernels = [os.path.join(src, "corpus", c["path"]) for c in manifest["cases"]
-                   if c["expect"]["accepted"]]
+                   if c["expect"]["accepted"] and c["path"] not in NOT_LOWERED]
+        for path, why in sorted(NOT_LOWERED.items()):
+            print(f"skip corpus/{path}: not lowered yet ({why})")
         inputs = sorted(glob.glob(os.path.join(src, "tests", "lit", "lower", "Inputs", "*.cake")))
         kernels += inputs
         # Kernels inside the lowering lit tests: those that lower (the rest test errors).

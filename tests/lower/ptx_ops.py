@@ -386,6 +386,40 @@ def _mbarrier(th, ins):
     th.event(ins.op, *_operand_values(th, ins.args))
 
 
+def _cluster_rank(th, ins):
+    """getctarank of a shared address: the evaluated threads belong to CTA rank 0 of their
+    cluster (the CTA the verifier's one-CTA analyses model)."""
+    th.event(ins.op, *_operand_values(th, ins.args[1:]))
+    th.set(ins.args[0], 0, 32)
+
+
+def _mapa(th, ins):
+    """mapa of a shared address to cluster rank r: the address tagged with r above the 24 bits a
+    CTA's shared memory spans, so remote accesses stay distinct and deterministic."""
+    addr, rank = th.value(ins.args[1]), th.value(ins.args[2])
+    if addr is OPAQUE or rank is OPAQUE:
+        raise EvalError(f"mapa of an unknown address or rank in '{ins.op}'")
+    th.event(ins.op, addr, rank)
+    th.set(ins.args[0], (addr & 0xFFFFFF) | ((rank & 0xFF) << 24), 32)
+
+
+def _bits(th, ins):
+    """brev and bfind(.shiftamt) on 32-bit values."""
+    a = th.value(ins.args[1])
+    if a is OPAQUE:
+        th.regs[ins.args[0]] = OPAQUE
+        return
+    a &= 0xFFFFFFFF
+    if ins.parts[0] == "brev":
+        th.set(ins.args[0], int(f"{a:032b}"[::-1], 2), 32)
+        return
+    msb = a.bit_length() - 1
+    if msb < 0:
+        th.set(ins.args[0], 0xFFFFFFFF, 32)
+    else:
+        th.set(ins.args[0], 31 - msb if "shiftamt" in ins.parts else msb, 32)
+
+
 def _elect(th, ins):
     # elect.sync with a full mask elects the lowest active lane: lane 0 of a converged warp.
     d = ins.args[0].split("|")
@@ -520,6 +554,7 @@ _HANDLERS = {
     "setmaxnreg": _sync, "griddepcontrol": _sync,
     "mbarrier": _mbarrier, "elect": _elect, "ldmatrix": _ldmatrix, "stmatrix": _sync,
     "wgmma": _wgmma, "tcgen05": _tcgen05,
+    "getctarank": _cluster_rank, "mapa": _mapa, "brev": _bits, "bfind": _bits,
 }
 
 _PURE = {"add", "sub", "mul", "mad", "div", "rem", "and", "or", "xor", "not", "neg", "abs", "min",

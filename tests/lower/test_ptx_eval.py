@@ -47,6 +47,30 @@ class EvalTest(unittest.TestCase):
 	ret;""", tid=5, ctaid=2)
         self.assertEqual(t, [("st", "global", pe.GLOBAL_BASE + (2 * 128 + 5) * 4 + 8, 4)])
 
+    def test_cluster_rank_mask_and_remote_address(self):
+        # The multicast guard of tma.load: rank (0 here) against the mask's lowest set bit
+        # (brev + bfind.shiftamt = count of trailing zeros); mapa tags the address with the rank.
+        t = trace("""
+	ld.param.u64 %rd1, [k_param_0];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r9, 64;
+	getctarank.shared::cluster.u32 %r1, %r9;
+	mov.b32 %r2, 12;
+	brev.b32 %r2, %r2;
+	bfind.shiftamt.u32 %r3, %r2;
+	mov.u32 %r4, 1024;
+	mapa.shared::cluster.u32 %r5, %r4, 1;
+	st.global.u32 [%rd2], %r1;
+	cvt.u64.u32 %rd3, %r3;
+	add.s64 %rd4, %rd2, %rd3;
+	st.global.u32 [%rd4], %r1;
+	cvt.u64.u32 %rd5, %r5;
+	add.s64 %rd6, %rd2, %rd5;
+	st.global.u32 [%rd6], %r1;
+	ret;""")
+        stores = [e[2] - pe.GLOBAL_BASE for e in t if e[0] == "st"]
+        self.assertEqual(stores, [0, 2, 1024 | (1 << 24)])
+
     def test_signed_and_unsigned_semantics(self):
         t = trace("""
 	mov.u32 %r1, -8;
