@@ -11,7 +11,9 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QHash>
 #include <QImage>
 #include <QMap>
@@ -108,10 +110,14 @@ int main(int argc, char** argv) {
                              "file");
   QCommandLineOption baseline("baseline", "Pin this kernel as the baseline (deltas in the status bar and "
                               "the performance view).", "file");
+  QCommandLineOption layoutReport("layout-report",
+                                  "With --screenshot: write the window's geometry as JSON (minimum size, dock "
+                                  "rectangles and overlaps, editor width, findings rows shown).",
+                                  "json");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
   parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line,
-                     compare, baseline, registry, targets});
+                     compare, baseline, layoutReport, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -295,6 +301,12 @@ int main(int argc, char** argv) {
     jobTimes << QStringLiteral("%1 done at %2 ms").arg(cake::views::jobKindName(cake::views::JobKind(it.key()))).arg(it.value());
   if (!jobTimes.isEmpty())
     std::printf("cake-workbench: jobs: %s\n", qPrintable(jobTimes.join(", ")));
+  if (parser.isSet(layoutReport)) {
+    QFile json(parser.value(layoutReport));
+    if (!json.open(QIODevice::WriteOnly) ||
+        json.write(QJsonDocument(window.layoutReport()).toJson()) < 0)
+      return fail(QStringLiteral("cannot write '%1'").arg(json.fileName()));
+  }
   QString out = parser.value(screenshot);
   if (image.isNull() || !image.save(out, "PNG"))
     return fail(QStringLiteral("cannot write '%1'").arg(out));
