@@ -59,7 +59,7 @@ private Q_SLOTS:
     QFETCH(int, minFindingsRows);
     QTemporaryDir dir;
     QString why;
-    QJsonObject r = report(
+    const QJsonObject r = report(
         {"--open", kKernel, "--size", QStringLiteral("%1x%2").arg(size.width()).arg(size.height())},
         dir.path(), &why);
     QVERIFY2(!r.isEmpty(), qPrintable(why));
@@ -104,7 +104,7 @@ private Q_SLOTS:
     QString copy = dir.filePath(QStringLiteral("elsewhere.cake"));
     QVERIFY(QFile::copy(kKernel, copy));
     QString why;
-    QJsonObject r = report({"--open", copy, "--size", "1024x640"}, dir.path(), &why);
+    const QJsonObject r = report({"--open", copy, "--size", "1024x640"}, dir.path(), &why);
     QVERIFY2(!r.isEmpty(), qPrintable(why));
     QCOMPARE(r["workspace"]["open"].toString(), QFileInfo(copy).canonicalFilePath());
     QCOMPARE(r["workspace"]["selected"].toString(), QString());
