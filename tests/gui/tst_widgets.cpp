@@ -18,11 +18,11 @@
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QMenuBar>
-#include <QVBoxLayout>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QVBoxLayout>
 #include <QtTest>
 
 using namespace cake;
@@ -356,8 +356,11 @@ private Q_SLOTS:
       QRect shown(QPoint(0, bar->value()), scroll->viewport()->size());
       QVERIFY2(shown.contains(lane), qPrintable(QStringLiteral("lane %1 (%2..%3) not reachable: "
                                                                "view %4..%5, scroll max %6")
-                                                    .arg(l).arg(lane.top()).arg(lane.bottom())
-                                                    .arg(shown.top()).arg(shown.bottom())
+                                                    .arg(l)
+                                                    .arg(lane.top())
+                                                    .arg(lane.bottom())
+                                                    .arg(shown.top())
+                                                    .arg(shown.bottom())
                                                     .arg(bar->maximum())));
       // The canvas is where the scroll area says: the lane's centre is inside the viewport.
       QPoint centre = view.canvas()->mapTo(scroll->viewport(), lane.center());

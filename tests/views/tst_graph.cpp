@@ -8,9 +8,9 @@
 #include "cake/views/GraphLayoutWorker.h"
 
 #include <QElapsedTimer>
-#include <algorithm>
 #include <QSignalSpy>
 #include <QtTest>
+#include <algorithm>
 
 using namespace cake;
 using views::EdgeKind;
@@ -427,12 +427,17 @@ private Q_SLOTS:
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("line");
     QTest::addColumn<bool>("remove");
-    QTest::newRow("hopper: + wgmma.commit") << "hopper_gemm/gemm_ws.cake" << "        wgmma.commit" << false;
-    QTest::newRow("hopper: - wgmma.fence") << "hopper_gemm/gemm_ws.cake" << "        wgmma.fence" << true;
+    QTest::newRow("hopper: + wgmma.commit") << "hopper_gemm/gemm_ws.cake"
+                                            << "        wgmma.commit" << false;
+    QTest::newRow("hopper: - wgmma.fence") << "hopper_gemm/gemm_ws.cake"
+                                           << "        wgmma.fence" << true;
     QTest::newRow("hopper: + producer tma.load")
-        << "hopper_gemm/gemm_ws.cake" << "        tma.load b_s[ring.slot], tB[t.y * BN, k * BK], full[ring.slot]" << false;
-    QTest::newRow("blackwell: - fence.mbarrier_init") << "blackwell_gemm/gemm_tcgen05.cake" << "    fence.mbarrier_init" << true;
-    QTest::newRow("flash attention: - first fence") << "flash_attention/fa_fwd.cake" << "    fence.mbarrier_init" << true;
+        << "hopper_gemm/gemm_ws.cake"
+        << "        tma.load b_s[ring.slot], tB[t.y * BN, k * BK], full[ring.slot]" << false;
+    QTest::newRow("blackwell: - fence.mbarrier_init") << "blackwell_gemm/gemm_tcgen05.cake"
+                                                      << "    fence.mbarrier_init" << true;
+    QTest::newRow("flash attention: - first fence") << "flash_attention/fa_fwd.cake"
+                                                    << "    fence.mbarrier_init" << true;
   }
   void oneOpEditKeepsTheOtherNodesInOrder() {
     QFETCH(QString, file);
@@ -471,8 +476,8 @@ private Q_SLOTS:
     plain.orderRoles = false;
     views::GraphLayout pa = views::layoutGraph(ga, plain), pb = views::layoutGraph(gb, plain);
     qInfo("dot alone: roles %s -> %s, %d flipped node pairs",
-          qPrintable(rolesLeftToRight(ga, pa).join(',')), qPrintable(rolesLeftToRight(gb, pb).join(',')),
-          flippedPairs(ga, pa, gb, pb));
+          qPrintable(rolesLeftToRight(ga, pa).join(',')),
+          qPrintable(rolesLeftToRight(gb, pb).join(',')), flippedPairs(ga, pa, gb, pb));
   }
 
   void workerDropsSupersededLayouts() {

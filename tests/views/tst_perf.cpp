@@ -48,18 +48,22 @@ private Q_SLOTS:
     const QRectF bounds(0, 0, 300, 200);
     const QSizeF box(100, 20);
     // Free and inside: where its alignment puts it, no leader.
-    auto one = views::placeLabels({{QPointF(50, 50), box, Qt::AlignLeft | Qt::AlignBottom}}, bounds);
+    auto one =
+        views::placeLabels({{QPointF(50, 50), box, Qt::AlignLeft | Qt::AlignBottom}}, bounds);
     QCOMPARE(one[0].rect, QRectF(50, 30, 100, 20));
     QVERIFY(!one[0].leader);
     // Right of the plot (a roofline label at the right edge): pushed inside, with a leader.
-    auto edge = views::placeLabels({{QPointF(280, 100), box, Qt::AlignLeft | Qt::AlignVCenter}}, bounds);
+    auto edge =
+        views::placeLabels({{QPointF(280, 100), box, Qt::AlignLeft | Qt::AlignVCenter}}, bounds);
     QCOMPARE(edge[0].rect, QRectF(200, 90, 100, 20));
     QVERIFY(!edge[0].leader); // still touching its anchor (inside the box)
-    auto left = views::placeLabels({{QPointF(10, 100), box, Qt::AlignRight | Qt::AlignVCenter}}, bounds);
+    auto left =
+        views::placeLabels({{QPointF(10, 100), box, Qt::AlignRight | Qt::AlignVCenter}}, bounds);
     QCOMPARE(left[0].rect.left(), 0.0);
     QVERIFY(left[0].leader == false || left[0].rect.contains(QPointF(10, 100)));
     // Above the top: clipped before, now moved down and linked.
-    auto top = views::placeLabels({{QPointF(150, 5), box, Qt::AlignHCenter | Qt::AlignBottom}}, bounds);
+    auto top =
+        views::placeLabels({{QPointF(150, 5), box, Qt::AlignHCenter | Qt::AlignBottom}}, bounds);
     QCOMPARE(top[0].rect.top(), 0.0);
     // Several labels at one point: disjoint, inside, each later one linked to the point.
     QVector<LabelRequest> same(6, {QPointF(150, 100), box, Qt::AlignLeft | Qt::AlignVCenter});
@@ -67,7 +71,8 @@ private Q_SLOTS:
     for (int i = 0; i < many.size(); ++i) {
       QVERIFY2(bounds.contains(many[i].rect), qPrintable(QString::number(i)));
       for (int j = 0; j < i; ++j)
-        QVERIFY2(!many[i].rect.intersects(many[j].rect), qPrintable(QStringLiteral("%1/%2").arg(i).arg(j)));
+        QVERIFY2(!many[i].rect.intersects(many[j].rect),
+                 qPrintable(QStringLiteral("%1/%2").arg(i).arg(j)));
       if (i > 0 && !many[i].rect.contains(QPointF(150, 100))) {
         QVERIFY(many[i].leader);
         QCOMPARE(many[i].leaderEnd.x(), 150.0);

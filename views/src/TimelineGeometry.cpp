@@ -9,8 +9,8 @@ namespace cake::views {
 
 void TimelineGeometry::fitLanes(double viewportHeight, int lanes) {
   lanes = std::max(1, lanes);
-  laneHeight = std::clamp((viewportHeight - top - bottom) / lanes - laneGap, kMinLaneHeight,
-                          kMaxLaneHeight);
+  laneHeight =
+      std::clamp((viewportHeight - top - bottom) / lanes - laneGap, kMinLaneHeight, kMaxLaneHeight);
 }
 
 int TimelineGeometry::laneAt(double y, int lanes) const {

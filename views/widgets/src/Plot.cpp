@@ -5,8 +5,8 @@
 #include "cake/views/LabelPlacement.h"
 
 #include <QEvent>
-#include <QResizeEvent>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -222,7 +222,8 @@ void Plot::fitToWidth(int width) {
   // About one value tick per 80 px: "0250500750" never happens.
   int ticks = std::clamp(width / 80, 2, 8);
   for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis})
-    if (axis->scaleType() == QCPAxis::stLinear && !qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker()))
+    if (axis->scaleType() == QCPAxis::stLinear &&
+        !qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker()))
       axis->ticker()->setTickCount(ticks);
   QFontMetrics fm(font());
   if (!m_categoryNames.isEmpty())
@@ -232,7 +233,8 @@ void Plot::fitToWidth(int width) {
       ticker->clear();
       int n = int(m_categoryNames.size());
       for (int i = 0; i < n; ++i)
-        ticker->addTick(double(n - i), fm.elidedText(m_categoryNames[i], Qt::ElideMiddle, width * 45 / 100));
+        ticker->addTick(double(n - i),
+                        fm.elidedText(m_categoryNames[i], Qt::ElideMiddle, width * 45 / 100));
     }
   if (!m_title.isEmpty() && m_plot->plotLayout()->rowCount() > 1)
     if (auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))) {

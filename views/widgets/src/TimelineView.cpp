@@ -638,7 +638,9 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
 const views::TimelineData* TimelineView::data() const { return m_canvas->data(); }
 views::TimelineGeometry& TimelineView::geometry() { return m_canvas->geo; }
 QWidget* TimelineView::canvas() const { return m_canvas; }
-QScrollArea* TimelineView::scrollArea() const { return m_scroll; }
+QScrollArea* TimelineView::scrollArea() const {
+  return m_scroll;
+}
 
 bool TimelineView::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_scroll->viewport() && event->type() == QEvent::Resize)

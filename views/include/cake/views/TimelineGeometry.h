@@ -18,7 +18,7 @@ struct TimelineGeometry {
   double top = 0;       ///< y of lane 0
   double laneHeight = 30;
   double laneGap = 8;
-  double bottom = 30;   ///< room under the last lane (the key help line)
+  double bottom = 30; ///< room under the last lane (the key help line)
   /// Lane heights a lane label and its blocks stay readable in, and no taller.
   static constexpr double kMinLaneHeight = 34;
   static constexpr double kMaxLaneHeight = 64;
