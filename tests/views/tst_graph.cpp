@@ -434,8 +434,9 @@ private Q_SLOTS:
     QTest::newRow("hopper: + producer tma.load")
         << "hopper_gemm/gemm_ws.cake"
         << "        tma.load b_s[ring.slot], tB[t.y * BN, k * BK], full[ring.slot]" << false;
-    QTest::newRow("blackwell: - fence.mbarrier_init") << "blackwell_gemm/gemm_tcgen05.cake"
-                                                      << "    fence.mbarrier_init" << true;
+    // Not the Blackwell GEMM (three roles): dot may give an order of three clusters that is not
+    // a mirror of the previous one (seen depending on the layouts run before in the process,
+    // Graphviz 2.42 keeps network-simplex state), which mirroring cannot undo.
     QTest::newRow("flash attention: - first fence") << "flash_attention/fa_fwd.cake"
                                                     << "    fence.mbarrier_init" << true;
   }
