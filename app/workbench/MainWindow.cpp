@@ -5,6 +5,7 @@
 
 #include "cake/views/CakeHighlighter.h"
 #include "cake/views/FindingsModel.h"
+#include "cake/views/LastGoodCheck.h"
 #include "cake/views/RecentFiles.h"
 #include "cake/widgets/CodeEditor.h"
 #include "cake/widgets/CompareView.h"
@@ -19,6 +20,8 @@
 #include "cake/views/ProposalController.h"
 #include "cake/views/RunController.h"
 #include "cake/widgets/ProposalsView.h"
+#include "cake/widgets/StaleBanner.h"
+#include "cake/widgets/WorkspaceTree.h"
 
 #include <QAction>
 #include <QApplication>
@@ -28,7 +31,6 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFileSystemModel>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QJsonArray>
@@ -38,9 +40,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTreeView>
 
 namespace cake::app {
 
@@ -49,7 +51,8 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
       m_highlighter(new views::CakeHighlighter(m_editor->document())),
       m_selection(new views::SelectionModel(this)),
       m_findingsPanel(new widgets::FindingsPanel(m_selection, this)),
-      m_findingsDock(new QDockWidget(tr("Findings"), this)), m_status(new QLabel(this)),
+      m_findingsDock(new QDockWidget(tr("Findings"), this)),
+      m_lastGood(new views::LastGoodCheck(this)), m_status(new QLabel(this)),
       m_revision(new QLabel(this)) {
   setObjectName(QStringLiteral("mainWindow"));
   setWindowTitle(tr("Cake Workbench"));
@@ -62,7 +65,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
           &QWidget::setWindowModified);
 
   m_findingsDock->setObjectName(QStringLiteral("findingsDock"));
-  m_findingsDock->setWidget(m_findingsPanel);
+  m_findingsDock->setWidget(withBanner(m_findingsPanel));
   addDockWidget(Qt::BottomDockWidgetArea, m_findingsDock);
   // Enter / double click: the editor takes the keyboard at the finding (selection already
   // moved it there without the focus).
@@ -109,6 +112,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
     m_status->setText(msg.section('\n', 0, 0));
   });
   connect(m_session, &views::CompileSession::checkFinished, this, &MainWindow::onCheckFinished);
+  connect(m_lastGood, &views::LastGoodCheck::checkShown, this, &MainWindow::showCheck);
 
   buildWorkspace();
   buildProposals();
@@ -123,10 +127,11 @@ void MainWindow::buildViews() {
   m_graph = new widgets::GraphView(m_selection, this);
   m_layout = new widgets::MemoryLayoutView(m_selection, this);
   m_timeline = new widgets::TimelineView(m_selection, this);
+  // Every view but the jobs panel shows the last good check, with the stale banner.
   auto dock = [this](QDockWidget*& d, const QString& title, const QString& name, QWidget* w) {
     d = new QDockWidget(title, this);
     d->setObjectName(name);
-    d->setWidget(w);
+    d->setWidget(w == m_jobs ? w : withBanner(w));
   };
   dock(m_graphDock, tr("IR graph"), QStringLiteral("graphDock"), m_graph);
   dock(m_layoutDock, tr("Memory layout"), QStringLiteral("layoutDock"), m_layout);
@@ -177,7 +182,7 @@ void MainWindow::requestLowering() {
   const views::CheckSnapshotPtr& snapshot = m_selection->snapshot();
   // A dock behind another tab can still report isVisible() while the window lays out.
   bool shown = m_codeDock->isVisible() && !m_codeDock->visibleRegion().isEmpty();
-  if (shown && snapshot && snapshot->result.accepted && snapshot->jobId == m_shownJob)
+  if (shown && snapshot && snapshot->result.accepted && snapshot->jobId == m_lastGood->shownJob())
     m_session->requestLower(snapshot, m_code->emitKind());
 }
 
@@ -208,7 +213,7 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
 }
 
 bool MainWindow::viewsReady() const {
-  if (m_shownJob == 0 || m_graph->shownSnapshot() != m_shownJob || m_graph->layoutPending())
+  if (m_shownJob == 0 || m_graph->shownSnapshot() != m_lastGood->shownJob() || m_graph->layoutPending())
     return false;
   if (m_performance->pending())
     return false;
@@ -329,7 +334,14 @@ void MainWindow::buildProposals() {
   m_proposalsView = new widgets::ProposalsView(m_proposals, this);
   m_proposalsDock = new QDockWidget(tr("Proposals"), this);
   m_proposalsDock->setObjectName(QStringLiteral("proposalsDock"));
-  m_proposalsDock->setWidget(m_proposalsView);
+  // The review pane needs ~480 px of height; in a shorter dock (1024x640) it scrolls instead
+  // of making the whole window taller than the screen (B5/B6).
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("proposalsScroll"));
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidgetResizable(true);
+  scroll->setWidget(m_proposalsView);
+  m_proposalsDock->setWidget(scroll);
   tabifyDockWidget(m_codeDock, m_proposalsDock);
   m_graphDock->raise();
   connect(m_proposalsView, &widgets::ProposalsView::openKernelRequested, this,
@@ -412,6 +424,7 @@ bool MainWindow::openFile(const QString& path, QString* error) {
   }
   QByteArray bytes = f.read(64 << 20);
   m_path = path;
+  m_workspaceTree->setOpenFile(m_path);
   m_editor->setPlainText(QString::fromUtf8(bytes));
   m_editor->document()->setModified(false);
   setWindowTitle(tr("%1[*] — Cake Workbench").arg(QFileInfo(path).fileName()));
@@ -423,6 +436,7 @@ bool MainWindow::openFile(const QString& path, QString* error) {
     m_jumpToFirstFinding = false;
   }
   m_restorePath.clear();
+  m_lastGood->reset(); // nothing of the previous file is kept while this one does not parse
   m_debounce.stop();
   scheduleCheck();
   return true;
@@ -456,6 +470,7 @@ bool MainWindow::saveFileAs() {
   }
   setWindowTitle(tr("%1[*] — Cake Workbench").arg(QFileInfo(path).fileName()));
   addRecent(path);
+  m_workspaceTree->setOpenFile(m_path);
   scheduleCheck(); // findings now name the new path
   return true;
 }
@@ -474,30 +489,20 @@ bool MainWindow::maybeSave() {
 }
 
 void MainWindow::openFromUi(const QString& path) {
-  if (path == m_path && !m_editor->document()->isModified())
-    return;
-  if (!maybeSave())
-    return;
-  QString error;
-  if (!openFile(path, &error))
-    QMessageBox::warning(this, tr("Open kernel"), error);
+  // Whatever happens (opened, cancelled in the save prompt, unreadable), the workspace tree
+  // highlights the file that is open afterwards, not the one that was clicked (B3).
+  if (path != m_path || m_editor->document()->isModified()) {
+    QString error;
+    if (maybeSave() && !openFile(path, &error))
+      QMessageBox::warning(this, tr("Open kernel"), error);
+  }
+  m_workspaceTree->setOpenFile(m_path);
 }
 
 void MainWindow::buildWorkspace() {
-  m_workspaceModel = new QFileSystemModel(this);
-  m_workspaceModel->setNameFilters({QStringLiteral("*.cake")});
-  m_workspaceModel->setNameFilterDisables(false); // hide, not grey out, other files
-  m_workspaceModel->setFilter(QDir::AllDirs | QDir::Files | QDir::NoDotAndDotDot);
-  m_workspaceTree = new QTreeView(this);
-  m_workspaceTree->setObjectName(QStringLiteral("workspaceTree"));
-  m_workspaceTree->setModel(m_workspaceModel);
-  for (int c = 1; c < m_workspaceModel->columnCount(); ++c)
-    m_workspaceTree->hideColumn(c); // name only
-  m_workspaceTree->setHeaderHidden(true);
-  connect(m_workspaceTree, &QTreeView::activated, this, [this](const QModelIndex& index) {
-    if (!m_workspaceModel->isDir(index))
-      openFromUi(m_workspaceModel->filePath(index));
-  });
+  m_workspaceTree = new widgets::WorkspaceTree(this);
+  connect(m_workspaceTree, &widgets::WorkspaceTree::fileActivated, this,
+          [this](const QString& path) { openFromUi(path); });
   m_workspaceDock = new QDockWidget(tr("Workspace"), this);
   m_workspaceDock->setObjectName(QStringLiteral("workspaceDock"));
   m_workspaceDock->setWidget(m_workspaceTree);
@@ -507,8 +512,7 @@ void MainWindow::buildWorkspace() {
 
 void MainWindow::openFolder(const QString& dir) {
   m_folder = QDir(dir).absolutePath();
-  QModelIndex root = m_workspaceModel->setRootPath(m_folder);
-  m_workspaceTree->setRootIndex(root);
+  m_workspaceTree->setFolder(m_folder);
   m_workspaceDock->setWindowTitle(tr("Workspace — %1").arg(QDir(m_folder).dirName()));
   m_workspaceDock->setToolTip(m_folder);
   m_workspaceDock->show();
@@ -535,27 +539,44 @@ void MainWindow::scheduleCheck() {
                           m_editor->toPlainText());
 }
 
-void MainWindow::onCheckFinished(const views::CheckSnapshotPtr& snapshot) {
+QWidget* MainWindow::withBanner(QWidget* view) {
+  QWidget* box = widgets::StaleBanner::wrap(view, m_lastGood);
+  connect(widgets::StaleBanner::of(box), &widgets::StaleBanner::locationActivated, this,
+          [this](int line, int column) { m_editor->goTo(line, column); });
+  return box;
+}
+
+void MainWindow::showCheck(const views::CheckSnapshotPtr& snapshot) {
   // A snapshot of text that was edited since is still shown; a newer job follows.
   m_selection->setSnapshot(snapshot);
   m_findingsPanel->setSnapshot(snapshot);
-  m_editor->setSnapshot(snapshot); // squiggles, gutter marks, go-to-definition
   m_graph->setSnapshot(snapshot);
   m_layout->setSnapshot(snapshot);
   m_timeline->setSnapshot(snapshot);
   m_performance->setCheck(snapshot);
   m_code->setCheck(snapshot);
+}
+
+void MainWindow::onCheckFinished(const views::CheckSnapshotPtr& snapshot) {
+  // The editor marks every check (squiggles, gutter); the views get it only when its text
+  // parsed and type-checked, else they keep the last good one under the stale banner.
+  m_editor->setSnapshot(snapshot);
+  m_lastGood->submit(snapshot);
   const auto& r = snapshot->result;
   QString kernel = r.module.kernel ? QString::fromStdString(r.module.kernel->name.name) : tr("(no kernel)");
-  m_status->setText(tr("%1 on %2: %3 — %4 finding(s), %5 blocking — checked in %6")
-                        .arg(kernel, QString::fromStdString(r.model.targetName),
-                             r.accepted ? tr("accepted") : tr("refused"))
-                        .arg(m_findingsPanel->model()->rowCount())
-                        .arg(m_findingsPanel->model()->blockingCount())
-                        .arg(snapshot->elapsedMs > 0 ? tr("%1 ms").arg(snapshot->elapsedMs)
-                                                     : tr("under 1 ms")));
+  QString took = snapshot->elapsedMs > 0 ? tr("%1 ms").arg(snapshot->elapsedMs) : tr("under 1 ms");
+  if (m_lastGood->isStale())
+    m_status->setText(tr("%1: %2 — the views show the last good check — checked in %3")
+                          .arg(kernel, m_lastGood->staleAt()->text(), took));
+  else
+    m_status->setText(tr("%1 on %2: %3 — %4 finding(s), %5 blocking — checked in %6")
+                          .arg(kernel, QString::fromStdString(r.model.targetName),
+                               r.accepted ? tr("accepted") : tr("refused"))
+                          .arg(m_findingsPanel->model()->rowCount())
+                          .arg(m_findingsPanel->model()->blockingCount())
+                          .arg(took));
   const views::FindingsModel* findings = m_findingsPanel->model();
-  if (m_jumpToFirstFinding && findings->rowCount() > 0) {
+  if (m_jumpToFirstFinding && !m_lastGood->isStale() && findings->rowCount() > 0) {
     // The first blocking finding when there is one: it is why the kernel is refused.
     int row = 0;
     for (int i = findings->rowCount() - 1; i >= 0; --i)
@@ -589,13 +610,20 @@ void MainWindow::rebuildRecentMenu() {
 void MainWindow::restoreLayout() {
   QSettings s;
   restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray());
-  restoreState(s.value(QStringLiteral("windowState")).toByteArray());
+  m_layoutRestored = restoreState(s.value(QStringLiteral("windowState")).toByteArray());
   QString folder = s.value(QStringLiteral("workspaceFolder")).toString();
   if (!folder.isEmpty() && QFileInfo(folder).isDir())
     openFolder(folder);
   m_findingsPanel->setFilterState(s.value(QStringLiteral("findingsFilters")).toMap());
   m_restorePath = s.value(QStringLiteral("lastFile")).toString();
   m_restoreLine = s.value(QStringLiteral("cursorLine"), 0).toInt();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!m_shownOnce && !m_layoutRestored)
+    applyDefaultDockSizes();
+  m_shownOnce = true;
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

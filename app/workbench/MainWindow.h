@@ -6,14 +6,13 @@
 #include "cake/views/CompileSession.h"
 #include "cake/views/SelectionModel.h"
 
+#include <QJsonObject>
 #include <QMainWindow>
 #include <QTimer>
 
 class QLabel;
 class QMenu;
 class QDockWidget;
-class QFileSystemModel;
-class QTreeView;
 
 namespace cake::views {
 class CakeHighlighter;
@@ -21,6 +20,7 @@ class ProposalController;
 class RunController;
 class SelectionModel;
 class JobsModel;
+class LastGoodCheck;
 } // namespace cake::views
 
 namespace cake::widgets {
@@ -29,6 +29,7 @@ class FindingsPanel;
 class GraphView;
 class MemoryLayoutView;
 class TimelineView;
+class WorkspaceTree;
 class PerformanceView;
 class LoweredCodeView;
 class JobsView;
@@ -97,6 +98,12 @@ public:
   bool pinBaselineFile(const QString& path, QString* error = nullptr);
   /// The status bar's baseline delta ("" without a baseline).
   QString baselineStatus() const;
+  /// Sizes, dock rectangles and their overlaps, the editor's width, findings rows shown and the
+  /// workspace tree's highlighted file, as JSON (`--layout-report`, MainWindowLayout.cpp).
+  QJsonObject layoutReport() const;
+  /// Dock sizes in proportion to the window (done on the first show unless a saved layout
+  /// was restored).
+  void applyDefaultDockSizes();
 
   /// Progress dock (MainWindowProgress.cpp): reads the workspace's campaigns in the
   /// background; imports a campaign folder first (the task worker), then reads them again.
@@ -113,12 +120,17 @@ Q_SIGNALS:
 
 protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void changeEvent(QEvent* event) override;
 
 private:
   void buildMenus();
   void scheduleCheck();
   void onCheckFinished(const views::CheckSnapshotPtr& snapshot);
+  /// Hands a check whose text parsed and type-checked to every view.
+  void showCheck(const views::CheckSnapshotPtr& snapshot);
+  /// `view` under the stale banner (its location link moves the editor).
+  QWidget* withBanner(QWidget* view);
   void addRecent(const QString& path);
   void rebuildRecentMenu();
   bool saveFile();
@@ -141,9 +153,9 @@ private:
   views::SelectionModel* m_selection;
   widgets::FindingsPanel* m_findingsPanel;
   QDockWidget* m_findingsDock;
+  views::LastGoodCheck* m_lastGood; ///< what the views show while the text is broken
   QDockWidget* m_workspaceDock = nullptr;
-  QTreeView* m_workspaceTree = nullptr;
-  QFileSystemModel* m_workspaceModel = nullptr;
+  widgets::WorkspaceTree* m_workspaceTree = nullptr;
   QString m_folder;
   QString m_restorePath; ///< last session's file: its cursor line is restored when it opens
   int m_restoreLine = 0;
@@ -197,6 +209,8 @@ private:
   QList<QPair<QString, QString>> m_exampleFiles; ///< (id, path)
   quint64 m_shownJob = 0;
   bool m_jumpToFirstFinding = false; ///< set on open, so edits never move the cursor
+  bool m_layoutRestored = false; ///< restoreLayout() found a saved state: keep its dock sizes
+  bool m_shownOnce = false;
 };
 
 } // namespace cake::app

@@ -14,7 +14,9 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QHash>
 #include <QImage>
 #include <QMap>
@@ -117,10 +119,14 @@ int main(int argc, char** argv) {
                               "name");
   QCommandLineOption importCampaign("import-campaign", "Import this campaign folder into the workspace "
                                     "(as `cake campaign import`; repeat for several) before showing it.", "dir");
+  QCommandLineOption layoutReport("layout-report",
+                                  "With --screenshot: write the window's geometry as JSON (minimum size, dock "
+                                  "rectangles and overlaps, editor width, findings rows shown).",
+                                  "json");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
   parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line,
-                     compare, baseline, campaign, importCampaign, registry, targets});
+                     compare, baseline, campaign, importCampaign, layoutReport, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -349,6 +355,12 @@ int main(int argc, char** argv) {
     jobTimes << QStringLiteral("%1 done at %2 ms").arg(cake::views::jobKindName(cake::views::JobKind(it.key()))).arg(it.value());
   if (!jobTimes.isEmpty())
     std::printf("cake-workbench: jobs: %s\n", qPrintable(jobTimes.join(", ")));
+  if (parser.isSet(layoutReport)) {
+    QFile json(parser.value(layoutReport));
+    if (!json.open(QIODevice::WriteOnly) ||
+        json.write(QJsonDocument(window.layoutReport()).toJson()) < 0)
+      return fail(QStringLiteral("cannot write '%1'").arg(json.fileName()));
+  }
   QString out = parser.value(screenshot);
   if (image.isNull() || !image.save(out, "PNG"))
     return fail(QStringLiteral("cannot write '%1'").arg(out));

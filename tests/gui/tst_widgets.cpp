@@ -8,7 +8,9 @@
 #include "cake/widgets/GraphView.h"
 #include "cake/widgets/MemoryLayoutView.h"
 #include "cake/widgets/TimelineView.h"
+#include "cake/widgets/WorkspaceTree.h"
 
+#include <QFileSystemModel>
 #include <QGraphicsView>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,9 +18,11 @@
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QMenuBar>
-#include <QVBoxLayout>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QVBoxLayout>
 #include <QtTest>
 
 using namespace cake;
@@ -168,7 +172,8 @@ private Q_SLOTS:
     QCOMPARE(view.graph()->nodes[view.currentNode()].id, QStringLiteral("producer:4"));
     QCOMPARE(sel.current().op, 4);
     QCOMPARE(sel.current().role, 0);
-    QTest::keyClick(view.canvas(), Qt::Key_Left); // towards the consumer column
+    // Roles run left to right in declaration order: the consumer column is on the right.
+    QTest::keyClick(view.canvas(), Qt::Key_Right);
     QCOMPARE(view.graph()->nodes[view.currentNode()].role, 1);
     // F fits.
     view.canvas()->scale(3, 3);
@@ -245,6 +250,124 @@ private Q_SLOTS:
     QVERIFY(png.width() > 400 && png.height() > 400);
     QVERIFY(test::readFile(dir.filePath("g.dot")).startsWith("digraph cake {"));
     QVERIFY(!view.exportPng("/nonexistent-dir/g.png", &error));
+  }
+
+  // B3: the workspace tree highlights the file that is open, whatever opened it: a row
+  // activated whose open is cancelled goes back to the open file; a file outside the folder
+  // (an example, a recent file elsewhere) leaves no row highlighted; a recent file in a
+  // subfolder is selected (and its folder expanded); spellings of one path are one file.
+  void workspaceTreeHighlightsTheOpenFile() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QDir root(dir.path());
+    QVERIFY(root.mkpath(QStringLiteral("sub")));
+    for (const char* name : {"a.cake", "b.cake", "sub/c.cake", "notes.txt"}) {
+      QFile f(root.filePath(QLatin1String(name)));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("kernel k target=sm_90a {\n}\n");
+    }
+    QTemporaryDir elsewhere;
+    QString outside = QDir(elsewhere.path()).filePath(QStringLiteral("x.cake"));
+    QFile(outside).open(QIODevice::WriteOnly);
+    auto canon = [](const QString& p) { return QFileInfo(p).canonicalFilePath(); };
+    const QString a = canon(root.filePath("a.cake")), b = canon(root.filePath("b.cake")),
+                  c = canon(root.filePath("sub/c.cake"));
+
+    widgets::WorkspaceTree tree;
+    tree.resize(300, 400);
+    tree.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tree));
+    tree.setFolder(dir.path());
+    // The owner: opening b is cancelled (the save prompt), a stays open.
+    QString open = a;
+    QSignalSpy activated(&tree, &widgets::WorkspaceTree::fileActivated);
+    connect(&tree, &widgets::WorkspaceTree::fileActivated, &tree,
+            [&](const QString& path) { tree.setOpenFile(path == b ? open : path); });
+    tree.setOpenFile(a);
+    QTRY_COMPARE(tree.selectedFile(), a);
+    QCOMPARE(canon(tree.fileModel()->filePath(tree.currentIndex())), a);
+
+    // The user picks b with the keyboard: b is activated, the open is cancelled: a again.
+    QModelIndex bIndex = tree.fileModel()->index(b);
+    QVERIFY(bIndex.isValid());
+    tree.setFocus();
+    tree.setCurrentIndex(bIndex);
+    QCOMPARE(tree.selectedFile(), b);
+    QTest::keyClick(tree.viewport(), Qt::Key_Return);
+    if (activated.isEmpty())
+      QTest::keyClick(&tree, Qt::Key_Return);
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(canon(activated.first().first().toString()), b);
+    QCOMPARE(tree.selectedFile(), a);
+    QCOMPARE(tree.selectionModel()->selectedRows().size(), 1);
+
+    // An example outside the folder: nothing in the tree is the open file.
+    tree.setOpenFile(outside);
+    QCOMPARE(tree.selectedFile(), QString());
+    QVERIFY(tree.selectionModel()->selectedRows().isEmpty());
+    QVERIFY(!tree.currentIndex().isValid());
+
+    // A recent file in a subfolder, spelled with "./" and "..": selected, its folder expanded.
+    tree.setOpenFile(root.path() + QStringLiteral("/sub/../sub/./c.cake"));
+    QTRY_COMPARE(tree.selectedFile(), c);
+    QVERIFY(tree.isExpanded(tree.fileModel()->index(canon(root.filePath("sub")))));
+    QVERIFY(tree.visualRect(tree.currentIndex()).isValid());
+    // A new folder without the open file: no highlight; back to the folder: highlighted.
+    tree.setFolder(elsewhere.path());
+    QCOMPARE(tree.selectedFile(), QString());
+    tree.setFolder(dir.path());
+    QTRY_COMPARE(tree.selectedFile(), c);
+  }
+
+  // B2: the Blackwell GEMM's three lanes in a short timeline: the canvas is taller than the
+  // viewport and every lane's rect can be scrolled fully into view.
+  void timelineScrollsToEveryLane_data() {
+    QTest::addColumn<int>("height");
+    QTest::newRow("short dock") << 180;
+    QTest::newRow("1024x640 bottom dock") << 230;
+    QTest::newRow("tall") << 600;
+  }
+  void timelineScrollsToEveryLane() {
+    QFETCH(int, height);
+    views::SelectionModel sel;
+    widgets::TimelineView view(&sel);
+    view.resize(700, height);
+    view.show();
+    auto snap = test::corpusSnapshot("blackwell_gemm/gemm_tcgen05.cake");
+    sel.setSnapshot(snap);
+    view.setSnapshot(snap);
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCoreApplication::processEvents();
+    const views::TimelineData* d = view.data();
+    QVERIFY(d);
+    QCOMPARE(d->lanes.size(), 3);
+    QVERIFY(d->lanes.contains(QStringLiteral("mma")));
+    QScrollArea* scroll = view.scrollArea();
+    QScrollBar* bar = scroll->verticalScrollBar();
+    const int viewportH = scroll->viewport()->height();
+    QCOMPARE(bar->maximum(), std::max(0, view.canvas()->height() - viewportH));
+    const views::TimelineGeometry& g = view.geometry();
+    QVERIFY(g.laneHeight >= views::TimelineGeometry::kMinLaneHeight);
+    for (int l = 0; l < int(d->lanes.size()); ++l) {
+      QRect lane = QRectF(0, g.laneTop(l), view.canvas()->width(), g.laneHeight).toAlignedRect();
+      // Scroll so the lane's bottom is at the viewport's bottom (or as far as it goes).
+      bar->setValue(std::clamp(lane.bottom() + 1 - viewportH, 0, bar->maximum()));
+      QCoreApplication::processEvents();
+      QRect shown(QPoint(0, bar->value()), scroll->viewport()->size());
+      QVERIFY2(shown.contains(lane), qPrintable(QStringLiteral("lane %1 (%2..%3) not reachable: "
+                                                               "view %4..%5, scroll max %6")
+                                                    .arg(l)
+                                                    .arg(lane.top())
+                                                    .arg(lane.bottom())
+                                                    .arg(shown.top())
+                                                    .arg(shown.bottom())
+                                                    .arg(bar->maximum())));
+      // The canvas is where the scroll area says: the lane's centre is inside the viewport.
+      QPoint centre = view.canvas()->mapTo(scroll->viewport(), lane.center());
+      QVERIFY(scroll->viewport()->rect().contains(centre));
+    }
+    if (height < 220)
+      QVERIFY(bar->maximum() > 0); // it really had to scroll
   }
 
   void timelineKeysClicksAndExport() {

@@ -5,6 +5,7 @@
 #include "ViewsTestUtil.h"
 #include "cake/Lower/Toolchain.h"
 #include "cake/views/JobsModel.h"
+#include "cake/views/LabelPlacement.h"
 #include "cake/views/LoweredCode.h"
 #include "cake/views/PerformanceData.h"
 
@@ -40,6 +41,51 @@ class TestPerf : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   // ---------------------------------------------------------------- roofline geometry
+  // B6: chart point labels inside the plot area, never on top of each other, with a leader
+  // line when they had to move away from their point.
+  void labelPlacement() {
+    using views::LabelRequest;
+    const QRectF bounds(0, 0, 300, 200);
+    const QSizeF box(100, 20);
+    // Free and inside: where its alignment puts it, no leader.
+    auto one =
+        views::placeLabels({{QPointF(50, 50), box, Qt::AlignLeft | Qt::AlignBottom}}, bounds);
+    QCOMPARE(one[0].rect, QRectF(50, 30, 100, 20));
+    QVERIFY(!one[0].leader);
+    // Right of the plot (a roofline label at the right edge): pushed inside, with a leader.
+    auto edge =
+        views::placeLabels({{QPointF(280, 100), box, Qt::AlignLeft | Qt::AlignVCenter}}, bounds);
+    QCOMPARE(edge[0].rect, QRectF(200, 90, 100, 20));
+    QVERIFY(!edge[0].leader); // still touching its anchor (inside the box)
+    auto left =
+        views::placeLabels({{QPointF(10, 100), box, Qt::AlignRight | Qt::AlignVCenter}}, bounds);
+    QCOMPARE(left[0].rect.left(), 0.0);
+    QVERIFY(left[0].leader == false || left[0].rect.contains(QPointF(10, 100)));
+    // Above the top: clipped before, now moved down and linked.
+    auto top =
+        views::placeLabels({{QPointF(150, 5), box, Qt::AlignHCenter | Qt::AlignBottom}}, bounds);
+    QCOMPARE(top[0].rect.top(), 0.0);
+    // Several labels at one point: disjoint, inside, each later one linked to the point.
+    QVector<LabelRequest> same(6, {QPointF(150, 100), box, Qt::AlignLeft | Qt::AlignVCenter});
+    auto many = views::placeLabels(same, bounds);
+    for (int i = 0; i < many.size(); ++i) {
+      QVERIFY2(bounds.contains(many[i].rect), qPrintable(QString::number(i)));
+      for (int j = 0; j < i; ++j)
+        QVERIFY2(!many[i].rect.intersects(many[j].rect),
+                 qPrintable(QStringLiteral("%1/%2").arg(i).arg(j)));
+      if (i > 0 && !many[i].rect.contains(QPointF(150, 100))) {
+        QVERIFY(many[i].leader);
+        QCOMPARE(many[i].leaderEnd.x(), 150.0);
+      }
+    }
+    QCOMPARE(many[0].rect, QRectF(150, 90, 100, 20));
+    QCOMPARE(many[1].rect, QRectF(150, 100, 100, 20).translated(0, 10)); // nearest free slot below
+    // No free slot within reach: it stays clamped (overlap allowed rather than lost).
+    auto tight = views::placeLabels(QVector<LabelRequest>(3, {QPointF(50, 10), box, Qt::AlignLeft}),
+                                    QRectF(0, 0, 300, 20));
+    QCOMPARE(tight[2].rect, QRectF(50, 0, 100, 20));
+  }
+
   void rooflineMath() {
     using G = views::RooflineGeometry;
     // 1000 TFLOP/s over 4000 GB/s meet at 250 FLOP/byte.

@@ -116,6 +116,38 @@ private Q_SLOTS:
     QCOMPARE(g.blockRect(10, 11, 0).width(), 1.0); // never thinner than a pixel
   }
 
+  // B2: lanes share the viewport within [34, 64] px; those that do not fit make the content
+  // taller than the viewport (the widget scrolls), never thinner than the minimum.
+  void fitLanes_data() {
+    QTest::addColumn<double>("viewport");
+    QTest::addColumn<int>("lanes");
+    QTest::addColumn<double>("laneHeight");
+    QTest::addColumn<bool>("scrolls");
+    // top 52, gap 12, bottom 30: (viewport - 82) / lanes - 12.
+    QTest::newRow("3 lanes in 400 px") << 400.0 << 3 << 64.0 << false;
+    QTest::newRow("3 lanes in 220 px: exactly the minimum") << 220.0 << 3 << 34.0 << false;
+    QTest::newRow("3 lanes in 219 px: scrolls") << 219.0 << 3 << 34.0 << true;
+    QTest::newRow("3 lanes in 150 px") << 150.0 << 3 << 34.0 << true;
+    QTest::newRow("2 lanes in 200 px") << 200.0 << 2 << 47.0 << false;
+    QTest::newRow("12 lanes in 600 px") << 600.0 << 12 << 34.0 << true;
+    QTest::newRow("12 lanes in 640 px: 34.5 each") << 640.0 << 12 << 34.5 << false;
+  }
+  void fitLanes() {
+    QFETCH(double, viewport);
+    QFETCH(int, lanes);
+    QFETCH(double, laneHeight);
+    QFETCH(bool, scrolls);
+    TimelineGeometry g;
+    g.top = 52;
+    g.laneGap = 12;
+    g.bottom = 30;
+    g.fitLanes(viewport, lanes);
+    QCOMPARE(g.laneHeight, laneHeight);
+    QCOMPARE(g.contentHeight(lanes) > viewport + 1e-9, scrolls);
+    // The last lane ends inside the content.
+    QVERIFY(g.laneTop(lanes - 1) + g.laneHeight <= g.contentHeight(lanes));
+  }
+
   void hitTesting() {
     views::TimelineData d;
     d.lanes = {"producer", "consumer"};

@@ -327,6 +327,41 @@ int neighbourInDirection(const GraphLayout& layout, int from, NavDirection direc
   return best >= 0 ? best : wide;
 }
 
+bool orderRolesByDeclaration(const GraphDescription& graph, GraphLayout& layout) {
+  if (layout.clusters.size() != graph.clusters.size())
+    return false;
+  QVector<int> roles; // top-level role clusters in declaration (role index) order
+  for (int c = 0; c < graph.clusters.size(); ++c)
+    if (graph.clusters[c].kind == ClusterKind::Role && graph.clusters[c].parent.isEmpty() &&
+        !layout.clusters[c].box.isEmpty())
+      roles << c;
+  std::sort(roles.begin(), roles.end(),
+            [&](int a, int b) { return graph.clusters[a].role < graph.clusters[b].role; });
+  int inOrder = 0, inverted = 0;
+  for (int i = 0; i < roles.size(); ++i)
+    for (int j = i + 1; j < roles.size(); ++j) {
+      double a = layout.clusters[roles[i]].box.center().x();
+      double b = layout.clusters[roles[j]].box.center().x();
+      inOrder += a < b;
+      inverted += a > b;
+    }
+  if (inverted <= inOrder)
+    return false;
+  const double axis = layout.bounds.left() + layout.bounds.right();
+  auto flip = [axis](QPointF& p) { p.setX(axis - p.x()); };
+  for (NodeGeometry& n : layout.nodes)
+    flip(n.center);
+  for (EdgeGeometry& e : layout.edges) {
+    for (QPointF& p : e.points)
+      flip(p);
+    flip(e.arrowTip);
+    flip(e.labelPos);
+  }
+  for (ClusterGeometry& c : layout.clusters)
+    c.box = QRectF(axis - c.box.right(), c.box.top(), c.box.width(), c.box.height());
+  return true;
+}
+
 GraphLayout layoutGraph(const GraphDescription& graph, const LayoutOptions& options) {
   QString error = QStringLiteral("Graphviz not used");
   if (options.useGraphviz) {
@@ -335,6 +370,8 @@ GraphLayout layoutGraph(const GraphDescription& graph, const LayoutOptions& opti
     GraphLayout out;
     if (detail::graphvizLayout(graph, options, out, error) && out.complete(graph)) {
       out.engine = options.engine;
+      if (options.orderRoles)
+        orderRolesByDeclaration(graph, out);
       out.elapsedMs = timer.elapsed();
       return out;
     }

@@ -7,6 +7,12 @@
 
 namespace cake::views {
 
+void TimelineGeometry::fitLanes(double viewportHeight, int lanes) {
+  lanes = std::max(1, lanes);
+  laneHeight =
+      std::clamp((viewportHeight - top - bottom) / lanes - laneGap, kMinLaneHeight, kMaxLaneHeight);
+}
+
 int TimelineGeometry::laneAt(double y, int lanes) const {
   if (y < top)
     return -1;

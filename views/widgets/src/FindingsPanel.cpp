@@ -6,6 +6,7 @@
 #include "cake/views/FindingsExport.h"
 #include "cake/views/FindingsModel.h"
 #include "cake/views/SelectionModel.h"
+#include "cake/widgets/ElidedLabel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -40,7 +41,7 @@ const char* kSeverityNames[3] = {"Blocking", "Report", "Hint"};
 FindingsPanel::FindingsPanel(views::SelectionModel* selection, QWidget* parent)
     : QWidget(parent), m_selection(selection), m_model(new views::FindingsModel(this)),
       m_filter(new views::FindingsFilterModel(this)), m_family(new QComboBox(this)),
-      m_text(new QLineEdit(this)), m_count(new QLabel(this)), m_view(new QTreeView(this)),
+      m_text(new QLineEdit(this)), m_count(new ElidedLabel(this)), m_view(new QTreeView(this)),
       m_detail(new QTextBrowser(this)) {
   setObjectName(QStringLiteral("findingsPanel"));
   m_filter->setSourceModel(m_model);
@@ -57,7 +58,9 @@ FindingsPanel::FindingsPanel(views::SelectionModel* selection, QWidget* parent)
   }
   m_family->setObjectName(QStringLiteral("familyFilter"));
   m_family->addItem(tr("All families"), QString());
-  m_family->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // Narrow docks: the combo shows the start of a long family name (the popup shows it whole).
+  m_family->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_family->setMinimumContentsLength(9);
   connect(m_family, &QComboBox::activated, this, [this](int i) {
     m_wantedFamily = m_family->itemData(i).toString();
     m_filter->setFamily(m_wantedFamily);
@@ -66,6 +69,7 @@ FindingsPanel::FindingsPanel(views::SelectionModel* selection, QWidget* parent)
   m_text->setObjectName(QStringLiteral("findingsSearch"));
   m_text->setPlaceholderText(tr("Filter: code, message, note…"));
   m_text->setClearButtonEnabled(true);
+  m_text->setMinimumWidth(80);
   connect(m_text, &QLineEdit::textChanged, m_filter, &views::FindingsFilterModel::setText);
   bar->addWidget(m_text, 1);
   m_count->setObjectName(QStringLiteral("findingsCount"));

@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/GraphView.h"
 
+#include "cake/widgets/ElidedLabel.h"
+
 #include <QApplication>
 #include <QFile>
 #include <QFileDialog>
@@ -23,6 +25,7 @@
 #include <QShortcut>
 #include <QStyleOptionGraphicsItem>
 #include <QSvgGenerator>
+#include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -660,11 +663,14 @@ GraphView::GraphView(views::SelectionModel* selection, QWidget* parent)
   m_legend = new GraphLegend(m_canvas);
   m_minimap->hide();
 
-  auto* bar = new QHBoxLayout;
-  bar->setContentsMargins(6, 3, 6, 3);
-  bar->setSpacing(4);
+  // A tool bar, not a row layout: in a narrow dock the buttons that do not fit go behind its
+  // "»" extension instead of widening the view (B5/B6).
+  auto* bar = new QToolBar(this);
+  bar->setObjectName(QStringLiteral("graphToolBar"));
+  bar->setIconSize(QSize(16, 16));
+  bar->setContentsMargins(4, 0, 4, 0);
   auto button = [&](const QString& text, const QString& tip, auto&& fn) {
-    auto* b = new QToolButton(this);
+    auto* b = new QToolButton(bar);
     b->setText(text);
     b->setToolTip(tip);
     b->setAutoRaise(true);
@@ -685,7 +691,7 @@ GraphView::GraphView(views::SelectionModel* selection, QWidget* parent)
     setCollapsed(loops);
   });
   button(tr("Expand all"), tr("Expand every collapsed cluster"), [this] { setCollapsed({}); });
-  auto* exportButton = new QToolButton(this);
+  auto* exportButton = new QToolButton(bar);
   exportButton->setText(tr("Export"));
   exportButton->setAutoRaise(true);
   exportButton->setPopupMode(QToolButton::InstantPopup);
@@ -711,24 +717,26 @@ GraphView::GraphView(views::SelectionModel* selection, QWidget* parent)
   m_costButton->setCheckable(true);
   m_costButton->setChecked(m_costOverlay);
   m_costButton->setEnabled(false);
-  bar->addSpacing(8);
-  m_searchField = new QLineEdit(this);
+  bar->addSeparator();
+  m_searchField = new QLineEdit(bar);
   m_searchField->setObjectName(QStringLiteral("graphSearch"));
   m_searchField->setPlaceholderText(tr("Find op (Ctrl+F)"));
   m_searchField->setClearButtonEnabled(true);
   m_searchField->setMaximumWidth(220);
+  m_searchField->setMinimumWidth(90);
   bar->addWidget(m_searchField);
-  m_searchCount = new QLabel(this);
+  m_searchCount = new QLabel(bar);
   bar->addWidget(m_searchCount);
-  bar->addStretch(1);
-  m_status = new QLabel(this);
+  m_status = new ElidedLabel(bar);
   m_status->setObjectName(QStringLiteral("graphStatus"));
+  m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  m_status->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
   bar->addWidget(m_status);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
-  layout->addLayout(bar);
+  layout->addWidget(bar);
   layout->addWidget(m_canvas, 1);
 
   connect(m_searchField, &QLineEdit::textChanged, this, [this](const QString& t) { setSearchText(t); });

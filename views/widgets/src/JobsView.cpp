@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/JobsView.h"
 
+#include "cake/widgets/ElidedLabel.h"
+
 #include <QApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -59,10 +61,9 @@ JobsView::JobsView(views::JobsModel* model, views::CompileSession* session, QWid
   m_table->setColumnWidth(views::JobsModel::ElapsedColumn, 80);
   m_cancel->setObjectName(QStringLiteral("cancelJobButton"));
   auto* bar = new QHBoxLayout;
-  bar->addWidget(
-      new QLabel(tr("Background jobs (newest last); superseded and cancelled results are dropped."),
-                 this),
-      1);
+  auto* note = new ElidedLabel(this); // narrow docks: elided, never wider than the view
+  note->setText(tr("Background jobs (newest last); superseded and cancelled results are dropped."));
+  bar->addWidget(note, 1);
   bar->addWidget(m_cancel);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);

@@ -2,8 +2,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/Plot.h"
 
+#include "cake/views/LabelPlacement.h"
+
 #include <QEvent>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -45,6 +48,8 @@ Plot::Plot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
             if (handle >= 0 && dataIndex >= 0 && dataIndex < m_pointOrder[handle].size())
               Q_EMIT pointClicked(handle, m_pointOrder[handle][dataIndex]);
           });
+  // Point labels are placed once the axis rect's size is known, before drawing.
+  connect(m_plot, &QCustomPlot::afterLayout, this, [this] { placeLabels(); });
   m_plot->setMouseTracking(true);
   connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
     if (m_toolTips.isEmpty())
@@ -73,6 +78,8 @@ void Plot::clear() {
   m_toolTips.clear();
   m_pointSets.clear();
   m_pointOrder.clear();
+  m_labels.clear(); // clearItems() deleted them
+  m_categoryNames.clear();
   m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   m_plot->xAxis->setScaleType(QCPAxis::stLinear);
@@ -177,6 +184,81 @@ void Plot::addText(const QPointF& at, const QString& text, const QColor& color, 
   QColor plate = palette().color(QPalette::Base);
   plate.setAlpha(190);
   t->setBrush(plate);
+  // Placed in pixels after each layout (placeLabels); the leader shows only when it moved.
+  t->position->setType(QCPItemPosition::ptAbsolute);
+  t->setPositionAlignment(Qt::AlignCenter);
+  t->setClipToAxisRect(false);
+  auto* leader = new QCPItemLine(m_plot);
+  leader->setPen(QPen(t->color(), 1));
+  leader->setClipToAxisRect(false);
+  leader->setVisible(false);
+  m_labels.append({t, leader, at, align, text});
+}
+
+void Plot::placeLabels() {
+  if (m_labels.isEmpty())
+    return;
+  QVector<views::LabelRequest> requests;
+  const QRectF bounds(m_plot->axisRect()->rect());
+  for (const Label& l : std::as_const(m_labels)) {
+    // A label wider than the plot is elided line by line: it stays inside, start first.
+    QFontMetricsF lineMetrics(l.item->font());
+    const QMargins margins = l.item->padding();
+    const double room = bounds.width() - margins.left() - margins.right() - 2;
+    QStringList lines = l.text.split(QLatin1Char('\n'));
+    for (QString& line : lines)
+      line = lineMetrics.elidedText(line, Qt::ElideRight, room);
+    l.item->setText(lines.join(QLatin1Char('\n')));
+    // Bars have their keys on y and values on x too: at is (value, key) there.
+    QPointF px(m_plot->xAxis->coordToPixel(l.at.x()), m_plot->yAxis->coordToPixel(l.at.y()));
+    QFontMetricsF fm(l.item->font());
+    QMargins pad = l.item->padding();
+    double widest = 0;
+    for (const QString& line : lines)
+      widest = std::max(widest, fm.horizontalAdvance(line));
+    QSizeF size(widest + pad.left() + pad.right() + 2,
+                fm.lineSpacing() * lines.size() + pad.top() + pad.bottom());
+    requests.append({px, size, l.align});
+  }
+  const QVector<views::PlacedLabel> placed = views::placeLabels(requests, bounds);
+  for (int i = 0; i < m_labels.size(); ++i) {
+    const Label& l = m_labels[i];
+    l.item->position->setPixelPosition(placed[i].rect.center());
+    l.leader->setVisible(placed[i].leader);
+    l.leader->start->setPixelPosition(requests[i].anchor);
+    l.leader->end->setPixelPosition(placed[i].leaderEnd);
+  }
+}
+
+void Plot::resizeEvent(QResizeEvent* event) {
+  fitToWidth(event->size().width());
+  QWidget::resizeEvent(event);
+}
+
+void Plot::fitToWidth(int width) {
+  // About one value tick per 80 px: "0250500750" never happens.
+  int ticks = std::clamp(width / 80, 2, 8);
+  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis})
+    if (axis->scaleType() == QCPAxis::stLinear &&
+        !qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker()))
+      axis->ticker()->setTickCount(ticks);
+  QFontMetrics fm(font());
+  if (!m_categoryNames.isEmpty())
+    if (auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(m_plot->yAxis->ticker())) {
+      // Category names take at most 45% of the width, elided in the middle (the line number
+      // at the end stays readable).
+      ticker->clear();
+      int n = int(m_categoryNames.size());
+      for (int i = 0; i < n; ++i)
+        ticker->addTick(double(n - i),
+                        fm.elidedText(m_categoryNames[i], Qt::ElideMiddle, width * 45 / 100));
+    }
+  if (!m_title.isEmpty() && m_plot->plotLayout()->rowCount() > 1)
+    if (auto* t = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0))) {
+      QFontMetrics bold(t->font());
+      t->setText(bold.elidedText(m_title, Qt::ElideRight, std::max(40, width - 12)));
+      setToolTip(bold.horizontalAdvance(m_title) > width - 12 ? m_title : QString());
+    }
 }
 
 void Plot::addNote(const QString& text, const QColor& color) {
@@ -197,6 +279,7 @@ void Plot::addNote(const QString& text, const QColor& color) {
 void Plot::setBars(const QStringList& categories, const QVector<BarSeries>& series,
                    const QString& valueLabel, const QStringList& toolTips) {
   m_categories = int(categories.size());
+  m_categoryNames = categories;
   m_toolTips = toolTips;
   // Categories top to bottom: key i = n - i.
   int n = int(categories.size());
@@ -278,6 +361,7 @@ void Plot::setTitle(const QString& title) {
 }
 
 void Plot::replot() {
+  fitToWidth(width());
   m_plot->replot();
 }
 

@@ -4,6 +4,7 @@
 #include "cake/widgets/TimelineView.h"
 
 #include "TimelineBlockedPainter.h"
+#include "cake/widgets/ElidedLabel.h"
 
 #include "cake/Driver/TraceExport.h"
 
@@ -15,6 +16,8 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPainterPath>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -100,11 +103,24 @@ public:
     geo.left = kHeader;
     geo.width = std::max(40.0, width() - kHeader - 14);
     geo.top = kAxis + kOverview + 12;
-    // Lanes share the height (bounded) so that two roles do not sit in a sliver.
-    const views::TimelineData* d = data();
-    int lanes = d ? std::max<int>(1, int(d->lanes.size())) : 1;
+    // Lanes share the visible height (bounded) so that two roles do not sit in a sliver;
+    // more lanes than fit make the canvas taller and the scroll area scrolls (B2).
     geo.laneGap = 12;
-    geo.laneHeight = std::clamp((height() - geo.top - 30) / lanes - geo.laneGap, 34.0, 64.0);
+    geo.fitLanes(m_owner->m_scroll->viewport()->height(), laneCount());
+  }
+
+  int laneCount() const {
+    const views::TimelineData* d = data();
+    return d ? std::max<int>(1, int(d->lanes.size())) : 1;
+  }
+
+  /// The canvas is as tall as its lanes need (at least the viewport: the scroll area
+  /// stretches it).
+  void updateContentHeight() {
+    syncGeometry();
+    int needed = std::max(120, int(std::ceil(geo.contentHeight(laneCount()))));
+    if (minimumHeight() != needed)
+      setMinimumHeight(needed);
   }
 
   /// The opening view: the whole trace when it is short, else its first steps (prologue and
@@ -576,7 +592,8 @@ private:
 };
 
 TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
-    : QWidget(parent), m_selection(selection), m_canvas(new TimelineCanvas(this)) {
+    : QWidget(parent), m_selection(selection), m_scroll(new QScrollArea(this)),
+      m_canvas(new TimelineCanvas(this)) {
   setObjectName(QStringLiteral("timelineView"));
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(6, 3, 6, 3);
@@ -598,14 +615,22 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
       m_status->setText(error);
   });
   bar->addStretch(1);
-  m_status = new QLabel(this);
+  m_status = new ElidedLabel(this);
   m_status->setObjectName(QStringLiteral("timelineStatus"));
+  m_status->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   bar->addWidget(m_status);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   layout->addLayout(bar);
-  layout->addWidget(m_canvas, 1);
+  // Time scrolls by zoom and pan; lanes that do not fit scroll vertically.
+  m_scroll->setObjectName(QStringLiteral("timelineScroll"));
+  m_scroll->setFrameShape(QFrame::NoFrame);
+  m_scroll->setWidgetResizable(true);
+  m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_scroll->setWidget(m_canvas);
+  m_scroll->viewport()->installEventFilter(this);
+  layout->addWidget(m_scroll, 1);
   if (m_selection)
     connect(m_selection, &views::SelectionModel::selectionChanged, this, &TimelineView::onSelectionChanged);
 }
@@ -613,6 +638,15 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
 const views::TimelineData* TimelineView::data() const { return m_canvas->data(); }
 views::TimelineGeometry& TimelineView::geometry() { return m_canvas->geo; }
 QWidget* TimelineView::canvas() const { return m_canvas; }
+QScrollArea* TimelineView::scrollArea() const {
+  return m_scroll;
+}
+
+bool TimelineView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_scroll->viewport() && event->type() == QEvent::Resize)
+    m_canvas->updateContentHeight();
+  return QWidget::eventFilter(watched, event);
+}
 const QVector<int>& TimelineView::highlighted() const { return m_canvas->highlighted; }
 
 void TimelineView::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
@@ -620,6 +654,7 @@ void TimelineView::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
   m_snapshot = snapshot;
   m_canvas->highlighted.clear();
   m_canvas->selectedBlock = -1;
+  m_canvas->updateContentHeight();
   const views::TimelineData* d = data();
   if (!sameFile || !d)
     m_canvas->initialRange();

@@ -20,6 +20,9 @@ struct LayoutOptions {
   QString engine = QStringLiteral("dot");
   /// false: skip Graphviz and use the fallback layout directly.
   bool useGraphviz = true;
+  /// Mirror dot's layout when that puts the roles closer to declaration order
+  /// (orderRolesByDeclaration); false for tests that measure dot alone.
+  bool orderRoles = true;
 };
 
 struct NodeGeometry {
@@ -62,6 +65,15 @@ enum class NavDirection : quint8 { Up, Down, Left, Right };
 /// Keyboard navigation: the node nearest to `from` in a direction (within a 45° cone on either
 /// side, else anywhere in that half-plane; the sideways offset weighs double), or -1.
 int neighbourInDirection(const GraphLayout& layout, int from, NavDirection direction);
+
+/// Puts the top-level role clusters as close to declaration order, left to right, as dot's
+/// layout allows. dot's crossing minimisation may place two roles either way round, and adding
+/// or removing one operation can flip them (every node jumps to the other side); dot honours no
+/// order constraint between clusters (flat edges, `ordering=out` and rank anchors between them
+/// were tried and ignored). A mirrored layout has the same crossings, so the layout is mirrored
+/// (x ↦ left + right − x for nodes, splines, labels, clusters) when more pairs of roles are out
+/// of declaration order than in it. True when it mirrored.
+bool orderRolesByDeclaration(const GraphDescription& graph, GraphLayout& layout);
 
 /// Graphviz first, the fallback when it fails. Thread-safe: Graphviz calls are serialized.
 GraphLayout layoutGraph(const GraphDescription& graph, const LayoutOptions& options = {});

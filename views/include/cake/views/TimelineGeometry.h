@@ -18,6 +18,10 @@ struct TimelineGeometry {
   double top = 0;       ///< y of lane 0
   double laneHeight = 30;
   double laneGap = 8;
+  double bottom = 30; ///< room under the last lane (the key help line)
+  /// Lane heights a lane label and its blocks stay readable in, and no taller.
+  static constexpr double kMinLaneHeight = 34;
+  static constexpr double kMaxLaneHeight = 64;
   /// Zoom limits: the smallest and largest visible span in logical time units.
   double minSpan = 4;
   double maxSpan = 1e9;
@@ -28,6 +32,12 @@ struct TimelineGeometry {
   double timeAt(double x) const { return viewStart + (x - left) / pixelsPerUnit(); }
   double laneTop(int lane) const { return top + lane * (laneHeight + laneGap); }
   double laneCenter(int lane) const { return laneTop(lane) + laneHeight / 2; }
+  /// Shares `viewportHeight` between `lanes` lanes, each within [kMinLaneHeight,
+  /// kMaxLaneHeight]: lanes that do not fit at the minimum make the content taller than the
+  /// viewport, and the view scrolls vertically.
+  void fitLanes(double viewportHeight, int lanes);
+  /// Height of the content with `lanes` lanes: y of the last lane's end plus the bottom room.
+  double contentHeight(int lanes) const { return laneTop(lanes) + bottom; }
   /// Lane under y, or -1 (gaps between lanes and outside belong to none).
   int laneAt(double y, int lanes) const;
   QRectF blockRect(qint64 start, qint64 end, int lane) const;

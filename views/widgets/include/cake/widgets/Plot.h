@@ -13,6 +13,8 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemText;
+class QCPItemLine;
 
 namespace cake::widgets {
 
@@ -69,9 +71,24 @@ Q_SIGNALS:
 
 protected:
   void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   void applyPalette();
+  /// Fits the text to the width: value-axis tick count, elided category labels and title.
+  void fitToWidth(int width);
+  /// Places the point labels of addText() inside the axis rect without overlap, with leader
+  /// lines to labels that moved (views::placeLabels); after every layout.
+  void placeLabels();
+  struct Label {
+    QCPItemText* item = nullptr;
+    QCPItemLine* leader = nullptr;
+    QPointF at; ///< plot coordinates
+    Qt::Alignment align;
+    QString text; ///< unelided
+  };
+  QVector<Label> m_labels;
+  QStringList m_categoryNames; ///< setBars() categories, unelided
   QCustomPlot* m_plot;
   QString m_title;
   bool m_legendBelow = false;

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QLabel;
+class QScrollArea;
 
 namespace cake::widgets {
 
@@ -25,6 +26,8 @@ public:
   const views::TimelineData* data() const;
   views::TimelineGeometry& geometry();
   QWidget* canvas() const;
+  /// The vertical scroll area around the canvas (lanes that do not fit scroll).
+  QScrollArea* scrollArea() const;
 
   /// Shows the whole trace.
   void fitAll();
@@ -35,11 +38,15 @@ public:
   /// Blocks highlighted for the current selection.
   const QVector<int>& highlighted() const;
 
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
   void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
   friend class TimelineCanvas;
   views::SelectionModel* m_selection;
   views::CheckSnapshotPtr m_snapshot;
+  QScrollArea* m_scroll;
   TimelineCanvas* m_canvas;
   QLabel* m_status;
 };
