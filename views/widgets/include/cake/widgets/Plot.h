@@ -12,6 +12,7 @@
 #include <QWidget>
 
 class QCustomPlot;
+class QCPItemRect;
 
 namespace cake::widgets {
 
@@ -43,7 +44,8 @@ public:
   /// Text in the top-left corner of the plot area (notes such as "no measured runs").
   void addNote(const QString& text, const QColor& color = {});
   /// Horizontal stacked bars: categories top to bottom, one series per stacked part;
-  /// `toolTips` (one per category) show on hover. A click emits categoryClicked().
+  /// `toolTips` (one per category) show on hover. A click anywhere on a category's row of
+  /// segments (any series) or on its value label emits categoryClicked() (B7).
   void setBars(const QStringList& categories, const QVector<BarSeries>& series,
                const QString& valueLabel, const QStringList& toolTips = {});
   /// The legend, in a row below the plot area.
@@ -55,6 +57,17 @@ public:
   int itemCount() const;
   /// Restores the ranges of setAxes() / setBars() (also on double click).
   void resetView();
+  /// The category whose stacked bar (any segment, or its value label) is under `pos` (plot
+  /// canvas pixels), -1 for none.
+  int categoryAt(QPointF pos) const;
+  /// The pixel rectangle of one segment (`series` in setBars order) of a category's bar on the
+  /// plot canvas; empty when the segment has no length or is out of range.
+  QRectF segmentRect(int category, int series) const;
+  /// Marks a category's bar as the selected one (a band behind it, its label bold); -1: none.
+  void setHighlightedCategory(int category);
+  int highlightedCategory() const { return m_highlighted; }
+  /// The canvas widget that receives the mouse (tests click it).
+  QWidget* canvas() const;
 
 Q_SIGNALS:
   /// A bar of category `index` (setBars order) was clicked.
@@ -70,6 +83,11 @@ private:
   bool m_legendBelow = false;
   int m_categories = 0;
   QStringList m_toolTips;
+  QStringList m_categoryNames;
+  QVector<QVector<double>> m_series; ///< the values of setBars, per series
+  int m_highlighted = -1;
+  int m_pressedCategory = -1;
+  QCPItemRect* m_highlight = nullptr;
   double m_range[4] = {0, 1, 0, 1}; ///< x lo, x hi, y lo, y hi as last set
 };
 
