@@ -5,8 +5,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
-#include "cake/Driver/Compiler.h"
 #include "cake/Cost/CostModel.h"
+#include "cake/Driver/Compiler.h"
 #include "cake/views/Actionable.h"
 #include "cake/views/ExampleGroups.h"
 #include "cake/views/FindingsModel.h"
@@ -178,38 +178,40 @@ void MainWindow::setupApply() {
                       const QList<views::TextReplacement>& edits) {
     const views::CostSnapshotPtr& cost = m_performance->cost();
     if (!basedOn || !m_editor->applyReplacements(basedOn->text, edits)) {
-      statusBar()->showMessage(tr("%1: the text changed since it was checked; nothing applied")
-                                   .arg(what), 6000);
+      statusBar()->showMessage(
+          tr("%1: the text changed since it was checked; nothing applied").arg(what), 6000);
       return;
     }
-    m_applyBefore = views::figuresOf(*basedOn, cost && cost->checkJob == basedOn->jobId
-                                                   ? cost.get() : nullptr);
+    m_applyBefore =
+        views::figuresOf(*basedOn, cost && cost->checkJob == basedOn->jobId ? cost.get() : nullptr);
     m_applyWhat = what;
     m_applyPending = true;
     statusBar()->showMessage(tr("%1 applied (Edit > Undo reverts it); re-checking…").arg(what));
   };
-  connect(m_findingsPanel, &widgets::FindingsPanel::applyFixRequested, this,
-          [this, apply](int finding) {
-            const views::CheckSnapshotPtr& snap = m_findingsPanel->model()->snapshot();
-            if (!snap || finding < 0 || std::size_t(finding) >= snap->result.diagnostics.size())
-              return;
-            apply(tr("fix of %1").arg(QString::fromStdString(
-                      snap->result.diagnostics[std::size_t(finding)].code)),
-                  snap, views::fixReplacements(*snap, finding));
-          });
+  connect(
+      m_findingsPanel, &widgets::FindingsPanel::applyFixRequested, this,
+      [this, apply](int finding) {
+        const views::CheckSnapshotPtr& snap = m_findingsPanel->model()->snapshot();
+        if (!snap || finding < 0 || std::size_t(finding) >= snap->result.diagnostics.size())
+          return;
+        apply(tr("fix of %1")
+                  .arg(QString::fromStdString(snap->result.diagnostics[std::size_t(finding)].code)),
+              snap, views::fixReplacements(*snap, finding));
+      });
   connect(m_performance, &widgets::PerformanceView::applyHint, this,
           [this, apply](const views::CostSnapshotPtr& cost, int index) {
             if (!cost || !cost->estimate || index < 0 ||
                 std::size_t(index) >= cost->estimate->hints.size())
               return;
             const cost::Hint& h = cost->estimate->hints[std::size_t(index)];
-            apply(tr("hint %1 → %2").arg(QString::fromStdString(h.decision),
-                                         QString::fromStdString(h.to)),
+            apply(tr("hint %1 → %2")
+                      .arg(QString::fromStdString(h.decision), QString::fromStdString(h.to)),
                   cost->check, views::hintReplacements(h));
           });
   auto report = [this](const views::CheckSnapshotPtr& check, const views::CostSnapshot* cost) {
     statusBar()->showMessage(
-        tr("%1: %2").arg(m_applyWhat, views::applyDelta(m_applyBefore, views::figuresOf(*check, cost))),
+        tr("%1: %2").arg(m_applyWhat,
+                         views::applyDelta(m_applyBefore, views::figuresOf(*check, cost))),
         20000);
     m_applyPending = false;
   };
@@ -221,7 +223,8 @@ void MainWindow::setupApply() {
   });
   connect(m_session, &views::CompileSession::costFinished, this,
           [this, report](const views::CostSnapshotPtr& cost) {
-            if (m_applyPending && cost && cost->check && cost->check->text == m_editor->toPlainText())
+            if (m_applyPending && cost && cost->check &&
+                cost->check->text == m_editor->toPlainText())
               report(cost->check, cost.get());
           });
 }

@@ -8,13 +8,13 @@
 #include "cake/views/Actionable.h"
 #include "cake/views/CompareData.h"
 #include "cake/views/FindingsExport.h"
-#include "cake/views/PerformanceData.h"
 #include "cake/views/FindingsModel.h"
+#include "cake/views/PerformanceData.h"
 #include "cake/views/SelectionModel.h"
 #include "cake/widgets/CodeEditor.h"
 #include "cake/widgets/FindBar.h"
-#include "cake/widgets/GoToLineBar.h"
 #include "cake/widgets/FindingsPanel.h"
+#include "cake/widgets/GoToLineBar.h"
 #include "cake/widgets/GraphView.h"
 #include "cake/widgets/PerformanceView.h"
 
@@ -26,16 +26,16 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
-#include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QScrollBar>
+#include <QSignalSpy>
+#include <QSplitter>
+#include <QTemporaryDir>
 #include <QTextBlock>
 #include <QTextBrowser>
-#include <QVBoxLayout>
-#include <QToolTip>
-#include <QSplitter>
 #include <QToolButton>
+#include <QToolTip>
 #include <QTreeView>
+#include <QVBoxLayout>
 #include <QtTest>
 
 using namespace cake;
@@ -331,7 +331,9 @@ private Q_SLOTS:
     QCOMPARE(bar->countText(), QStringLiteral("1 of %1").arg(expected));
     QCOMPARE(editor->textCursor().selectedText(), QStringLiteral("mbarrier"));
     const int firstLine = editor->cursorLine();
-    QCOMPARE(firstLine, int(snap->text.left(snap->text.indexOf("mbarrier", 0, Qt::CaseInsensitive)).count(QLatin1Char(10))) + 1);
+    QCOMPARE(firstLine, int(snap->text.left(snap->text.indexOf("mbarrier", 0, Qt::CaseInsensitive))
+                                .count(QLatin1Char(10))) +
+                            1);
     QTest::keyClick(bar->field(), Qt::Key_Return);
     QCOMPARE(bar->currentMatch(), 2);
     QTest::keyClick(bar->field(), Qt::Key_Return, Qt::ShiftModifier);
@@ -512,17 +514,22 @@ private Q_SLOTS:
     const QString fixed = editor.toPlainText();
     // The same bytes replaced as the compiler's range says.
     QByteArray expected = text.toUtf8();
-    expected.replace(int(edits[0].begin), int(edits[0].end - edits[0].begin), edits[0].text.toUtf8());
+    expected.replace(int(edits[0].begin), int(edits[0].end - edits[0].begin),
+                     edits[0].text.toUtf8());
     QCOMPARE(fixed.toUtf8(), expected);
     QVERIFY(fixed.startsWith(QStringLiteral("// µs ✓ — ½\n")));
     auto after = test::snapshotOf("wait-cycle.cake", fixed, 2);
     QCOMPARE(findingIndex(after, "ps-wait-cycle"), -1);
-    views::ApplyFigures before = views::figuresOf(*snap, nullptr), now = views::figuresOf(*after, nullptr);
+    views::ApplyFigures before = views::figuresOf(*snap, nullptr),
+                        now = views::figuresOf(*after, nullptr);
     QVERIFY(now.blocking < before.blocking);
     QString delta = views::applyDelta(before, now);
     QVERIFY2(delta.startsWith(QStringLiteral("findings %1 → %2, blocking %3 → %4")
-                                  .arg(before.findings).arg(now.findings)
-                                  .arg(before.blocking).arg(now.blocking)), qPrintable(delta));
+                                  .arg(before.findings)
+                                  .arg(now.findings)
+                                  .arg(before.blocking)
+                                  .arg(now.blocking)),
+             qPrintable(delta));
     // One undo step restores the text byte for byte; redo re-applies it.
     editor.undo();
     QCOMPARE(editor.toPlainText().toUtf8(), text.toUtf8());
@@ -577,7 +584,8 @@ private Q_SLOTS:
     QVERIFY(a.costed && a.predictedUs > 0);
     views::ApplyFigures b = a;
     b.predictedUs = a.predictedUs * 0.9;
-    QVERIFY2(views::applyDelta(a, b).contains(QStringLiteral("(−10.0 %)")), qPrintable(views::applyDelta(a, b)));
+    QVERIFY2(views::applyDelta(a, b).contains(QStringLiteral("(−10.0 %)")),
+             qPrintable(views::applyDelta(a, b)));
   }
   void panelFiltersCopyAndExplain() {
     views::SelectionModel sel;

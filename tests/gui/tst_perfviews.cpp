@@ -235,8 +235,8 @@ private Q_SLOTS:
       return n;
     };
     const QString full = lowered->text;
-    const int locs = count(full, ".loc"), markers = count(full, "// begin inline asm") +
-                                                    count(full, "// end inline asm");
+    const int locs = count(full, ".loc"),
+              markers = count(full, "// begin inline asm") + count(full, "// end inline asm");
     QVERIFY(locs > 10 && markers > 2);
     QCOMPARE(code.loweredText()->toPlainText(), full);
     auto* hideLoc = code.findChild<QCheckBox*>("hideLocFilter");
@@ -269,7 +269,8 @@ private Q_SLOTS:
     }
     // A click on a shown line selects the IR line of the unfiltered line it is.
     selection.selectLine(61, views::SelectionOrigin::Editor);
-    QTextCursor c(code.loweredText()->document()->findBlockByNumber(code.shownLine(visible.last()) - 1));
+    QTextCursor c(
+        code.loweredText()->document()->findBlockByNumber(code.shownLine(visible.last()) - 1));
     code.loweredText()->setTextCursor(c);
     QCOMPARE(selection.sourceOf(selection.current()).line, 72);
     // Filters off: the text is whole again.

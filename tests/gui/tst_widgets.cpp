@@ -7,22 +7,22 @@
 #include "cake/views/PerformanceData.h"
 #include "cake/views/ViewPalette.h"
 #include "cake/widgets/GraphView.h"
-#include "cake/widgets/ShortcutReference.h"
 #include "cake/widgets/MemoryLayoutView.h"
+#include "cake/widgets/ShortcutReference.h"
 #include "cake/widgets/TimelineView.h"
 
+#include <QDockWidget>
 #include <QGraphicsView>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMainWindow>
+#include <QMenu>
 #include <QMenuBar>
-#include <QVBoxLayout>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QDockWidget>
-#include <QMenu>
+#include <QVBoxLayout>
 #include <QtTest>
 
 using namespace cake;
@@ -116,7 +116,8 @@ private Q_SLOTS:
     QCOMPARE(entries.size(), 3);
     QCOMPARE(entries[0].where, QStringLiteral("Edit"));
     QCOMPARE(entries[0].action, QStringLiteral("Undo"));
-    QCOMPARE(entries[0].keys, QKeySequence(Qt::CTRL | Qt::Key_Z).toString(QKeySequence::NativeText));
+    QCOMPARE(entries[0].keys,
+             QKeySequence(Qt::CTRL | Qt::Key_Z).toString(QKeySequence::NativeText));
     QCOMPARE(entries[1].where, QStringLiteral("Edit › Advanced"));
     QCOMPARE(entries[1].action, QStringLiteral("Go to Line"));
     QCOMPARE(entries[2].where, QStringLiteral("Findings"));
@@ -128,8 +129,9 @@ private Q_SLOTS:
     undo->setShortcut({});
     entries = widgets::collectShortcuts(window.menuBar(), &window);
     QCOMPARE(entries.size(), 2);
-    QCOMPARE(entries[0].keys, QKeySequence(Qt::CTRL | Qt::Key_G).toString(QKeySequence::NativeText) +
-                                  ", " + QKeySequence(Qt::Key_F9).toString(QKeySequence::NativeText));
+    QCOMPARE(entries[0].keys,
+             QKeySequence(Qt::CTRL | Qt::Key_G).toString(QKeySequence::NativeText) + ", " +
+                 QKeySequence(Qt::Key_F9).toString(QKeySequence::NativeText));
   }
   void darkPaletteReachesEveryView() {
     // B11: --dark set a dark application palette but the graph, timeline and memory views kept

@@ -6,24 +6,24 @@
 #include "cake/views/BuffersModel.h"
 #include "cake/views/CompileSession.h"
 #include "cake/views/ExampleGroups.h"
-#include "cake/views/ViewPalette.h"
 #include "cake/views/FindingsModel.h"
 #include "cake/views/RecentFiles.h"
 #include "cake/views/SelectionModel.h"
+#include "cake/views/ViewPalette.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
-#include <QRegularExpression>
-#include <QJsonObject>
-#include <QJsonDocument>
-#include <QJsonArray>
-#include <QDirIterator>
 
 #include <cmath>
 #include <filesystem>
@@ -305,7 +305,8 @@ private Q_SLOTS:
     const QList<views::ExampleGroup> groups = views::groupExamples(corpus);
     QFile manifest(QDir(corpus).filePath("manifest.json"));
     QVERIFY(manifest.open(QIODevice::ReadOnly));
-    const QJsonArray cases = QJsonDocument::fromJson(manifest.readAll()).object()["cases"].toArray();
+    const QJsonArray cases =
+        QJsonDocument::fromJson(manifest.readAll()).object()["cases"].toArray();
     // Natural order: the label's digit runs compare as numbers (checked on a padded copy).
     auto padded = [](QString s) {
       static const QRegularExpression digits("\\d+");
@@ -355,8 +356,9 @@ private Q_SLOTS:
     QVERIFY(expert.groups.isEmpty());
     for (const views::ExampleEntry& e : expert.entries)
       QVERIFY2(e.label.contains(QRegularExpression("\\(sm_\\d+a?\\)$")), qPrintable(e.label));
-    auto hopper = std::find_if(expert.entries.begin(), expert.entries.end(),
-                               [](const views::ExampleEntry& e) { return e.id == "hopper_gemm_ws_bf16"; });
+    auto hopper =
+        std::find_if(expert.entries.begin(), expert.entries.end(),
+                     [](const views::ExampleEntry& e) { return e.id == "hopper_gemm_ws_bf16"; });
     QVERIFY(hopper != expert.entries.end());
     QCOMPARE(hopper->label, QStringLiteral("hopper_gemm_ws_bf16 (sm_90a)"));
     // Negatives: one subgroup per family, each entry's first expected code has that prefix.
@@ -396,7 +398,9 @@ private Q_SLOTS:
     // B11: one palette for the painted views, light and dark; every text colour readable on
     // the surfaces it is drawn on (WCAG contrast: 4.5 for text, 3 for marks and lines).
     auto luminance = [](QColor c) {
-      auto lin = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+      auto lin = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+      };
       return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
     };
     auto contrast = [&](QColor a, QColor b) {
@@ -408,7 +412,8 @@ private Q_SLOTS:
     darkQt.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
     QVERIFY(!views::ViewPalette::forPalette(lightQt).dark);
     QVERIFY(views::ViewPalette::forPalette(darkQt).dark);
-    for (const views::ViewPalette* p : {&views::ViewPalette::light(), &views::ViewPalette::darkPalette()}) {
+    for (const views::ViewPalette* p :
+         {&views::ViewPalette::light(), &views::ViewPalette::darkPalette()}) {
       const char* which = p->dark ? "dark" : "light";
       QVERIFY2(p->dark == (p->canvas.lightness() < 128), which);
       for (QColor surface : {p->canvas, p->band[0], p->band[1], p->header}) {
@@ -424,10 +429,13 @@ private Q_SLOTS:
       }
       QVERIFY2(contrast(p->text, p->selectionFill) >= 4.5, which);
       QVERIFY2(contrast(p->text, p->match) >= 4.5, which);
-      for (const char* op : {"mbarrier.arrive", "tma.load", "wgmma.mma_async", "ld.shared", "bar.sync", "x"})
-        QVERIFY2(contrast(p->text, p->opFamily(op)) >= 4.5, qPrintable(QString("%1 %2").arg(which, op)));
+      for (const char* op :
+           {"mbarrier.arrive", "tma.load", "wgmma.mma_async", "ld.shared", "bar.sync", "x"})
+        QVERIFY2(contrast(p->text, p->opFamily(op)) >= 4.5,
+                 qPrintable(QString("%1 %2").arg(which, op)));
       for (int b = 0; b < 8; ++b)
-        QVERIFY2(contrast(p->text, p->buffer(b)) >= 4.5 && contrast(p->text, p->chunk(b)) >= 4.5, which);
+        QVERIFY2(contrast(p->text, p->buffer(b)) >= 4.5 && contrast(p->text, p->chunk(b)) >= 4.5,
+                 which);
       for (QColor edge : {p->edgeData, p->edgeRendezvous, p->syncTx, p->syncCommit, p->syncOther})
         QVERIFY2(contrast(edge, p->canvas) >= 3.0, which);
     }

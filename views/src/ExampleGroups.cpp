@@ -57,17 +57,16 @@ bool naturalLess(const QString& a, const QString& b) {
 }
 
 void sortGroup(ExampleGroup& g) {
-  std::stable_sort(g.entries.begin(), g.entries.end(),
-                   [](const ExampleEntry& a, const ExampleEntry& b) {
-                     return naturalLess(a.label, b.label);
-                   });
+  std::stable_sort(
+      g.entries.begin(), g.entries.end(),
+      [](const ExampleEntry& a, const ExampleEntry& b) { return naturalLess(a.label, b.label); });
   for (ExampleGroup& sub : g.groups)
     sortGroup(sub);
 }
 
 /// "Program safety (ps-)" for a code's family prefix; the prefix itself when no family has it.
 QString familyTitle(const QString& code) {
-  static const Family families[] = {Family::ProgramSafety, Family::HardwareConformance,
+  static const Family families[] = {Family::ProgramSafety,   Family::HardwareConformance,
                                     Family::DataConsistency, Family::ScheduleSemantics,
                                     Family::Performance,     Family::Syntax,
                                     Family::Definition};
@@ -166,8 +165,8 @@ QList<ExampleGroup> groupExamples(const QString& corpusDir) {
       QString rel = o.value("path").toString();
       if (rel.isEmpty())
         continue;
-      QString folder = rel.contains(QLatin1Char('/')) ? rel.section(QLatin1Char('/'), 0, 0)
-                                                      : QString();
+      QString folder =
+          rel.contains(QLatin1Char('/')) ? rel.section(QLatin1Char('/'), 0, 0) : QString();
       QJsonArray codes = o.value("expect").toObject().value("codes").toArray();
       cases.append({o.value("id").toString(), QFileInfo(dir.filePath(rel)).absoluteFilePath(),
                     folder, codes.isEmpty() ? QString() : codes.first().toString()});

@@ -46,8 +46,12 @@ QString explainCode(const driver::Compiler& compiler, const QString& code) {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
-QString q(std::string_view s) { return q(std::string(s)); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
+QString q(std::string_view s) {
+  return q(std::string(s));
+}
 
 /// A code block that keeps its indentation but wraps long lines instead of widening the pane.
 QString codeBlock(const std::string& text) {
@@ -60,11 +64,11 @@ QString explainHtml(const driver::Compiler& compiler, const QString& code) {
   const verify::Rule* rule = compiler.rules().find(code.toStdString());
   if (!rule)
     return {};
-  QString html = QStringLiteral("<p><b>%1</b> — %2<br/><small>%3, %4; analysis: %5; %6 "
-                                "rule</small></p>")
-                     .arg(q(rule->code), q(rule->title), q(toString(rule->family)),
-                          q(toString(rule->severity)), q(rule->analysis),
-                          q(verify::toString(rule->kind)));
+  QString html =
+      QStringLiteral("<p><b>%1</b> — %2<br/><small>%3, %4; analysis: %5; %6 "
+                     "rule</small></p>")
+          .arg(q(rule->code), q(rule->title), q(toString(rule->family)),
+               q(toString(rule->severity)), q(rule->analysis), q(verify::toString(rule->kind)));
   // Paragraphs of the documentation are separated by blank lines in the rule files.
   const QStringList paragraphs =
       QString::fromStdString(rule->doc).split(QStringLiteral("\n\n"), Qt::SkipEmptyParts);

@@ -8,7 +8,6 @@
 #include "cake/views/SelectionModel.h"
 #include "cake/views/SymbolIndex.h"
 
-#include <algorithm>
 #include <QAbstractItemView>
 #include <QCompleter>
 #include <QHelpEvent>
@@ -19,6 +18,7 @@
 #include <QStringListModel>
 #include <QTextBlock>
 #include <QToolTip>
+#include <algorithm>
 
 namespace cake::widgets {
 

@@ -77,15 +77,21 @@ void FindBar::open() {
   recount();
 }
 
-QString FindBar::text() const { return m_field->text(); }
+QString FindBar::text() const {
+  return m_field->text();
+}
 
 void FindBar::setText(const QString& text) {
   m_field->setText(text);
   recount();
 }
 
-bool FindBar::findNext() { return find(false); }
-bool FindBar::findPrevious() { return find(true); }
+bool FindBar::findNext() {
+  return find(false);
+}
+bool FindBar::findPrevious() {
+  return find(true);
+}
 
 bool FindBar::find(bool backward) {
   const QString needle = m_field->text();
@@ -129,8 +135,9 @@ void FindBar::recount() {
   // A field with no match turns red, as in every editor's find bar.
   QPalette p = palette();
   if (!needle.isEmpty() && m_matches == 0)
-    p.setColor(QPalette::Base, p.color(QPalette::Base).lightness() < 128 ? QColor(0x5a, 0x1e, 0x1e)
-                                                                         : QColor(0xfd, 0xe2, 0xe2));
+    p.setColor(QPalette::Base, p.color(QPalette::Base).lightness() < 128
+                                   ? QColor(0x5a, 0x1e, 0x1e)
+                                   : QColor(0xfd, 0xe2, 0xe2));
   m_field->setPalette(p);
   m_prev->setEnabled(m_matches > 0);
   m_next->setEnabled(m_matches > 0);

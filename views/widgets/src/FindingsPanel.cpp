@@ -339,10 +339,12 @@ void FindingsPanel::showDetail(int finding) {
   }
   if (!f->fix.isEmpty()) {
     // A fix that carries its edit can be applied (through the editor's undo stack).
-    bool applicable = m_model->snapshot() && !views::fixReplacements(*m_model->snapshot(), finding).isEmpty();
+    bool applicable =
+        m_model->snapshot() && !views::fixReplacements(*m_model->snapshot(), finding).isEmpty();
     html += QStringLiteral("<p><b>Fix:</b> %1%2</p>")
-                .arg(esc(f->fix), applicable ? QStringLiteral(" <a href=\"apply:%1\">Apply</a>").arg(finding)
-                                             : QString());
+                .arg(esc(f->fix),
+                     applicable ? QStringLiteral(" <a href=\"apply:%1\">Apply</a>").arg(finding)
+                                : QString());
   }
   // Qt's default link blue is unreadable on a dark base: pick the link colour per palette.
   bool dark = m_detail->palette().color(QPalette::Base).lightness() < 128;

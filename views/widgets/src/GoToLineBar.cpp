@@ -38,7 +38,8 @@ void GoToLineBar::open() {
 }
 
 bool GoToLineBar::parse(const QString& text, int lines, int* line, int* column) {
-  static const QRegularExpression re(QStringLiteral("^\\s*(\\d{1,9})\\s*(?::\\s*(\\d{1,9})\\s*)?$"));
+  static const QRegularExpression re(
+      QStringLiteral("^\\s*(\\d{1,9})\\s*(?::\\s*(\\d{1,9})\\s*)?$"));
   QRegularExpressionMatch m = re.match(text);
   if (!m.hasMatch())
     return false;

@@ -31,7 +31,9 @@ QFont uiFont(int px, bool bold = false) {
 }
 
 /// The shared view palette in the variant of a widget's palette (B11).
-const views::ViewPalette& pal(const QWidget* w) { return views::ViewPalette::forPalette(w->palette()); }
+const views::ViewPalette& pal(const QWidget* w) {
+  return views::ViewPalette::forPalette(w->palette());
+}
 
 QString kib(qint64 bytes) {
   if (bytes >= 1024 && bytes % 1024 == 0)

@@ -377,11 +377,10 @@ void PerformanceView::render() {
                         !m_cost->estimate->hints[std::size_t(i)].edits.empty();
       html +=
           QStringLiteral("<li>%1%2</li>")
-              .arg(esc(d.hints[i]),
-                   mechanical ? QStringLiteral(" <a href=\"try:%1\">Try</a> · "
-                                               "<a href=\"apply:%1\">Apply</a>")
-                                    .arg(i)
-                              : QString());
+              .arg(esc(d.hints[i]), mechanical ? QStringLiteral(" <a href=\"try:%1\">Try</a> · "
+                                                                "<a href=\"apply:%1\">Apply</a>")
+                                                     .arg(i)
+                                               : QString());
     }
     html += QStringLiteral("</ul>");
   }

@@ -274,7 +274,8 @@ int Plot::categoryAt(QPointF pos) const {
   if (total <= 0)
     return -1;
   // The bar and its value label (about 6 characters) to the right of it.
-  double right = m_plot->xAxis->coordToPixel(total) + fontMetrics().horizontalAdvance(QStringLiteral("000000"));
+  double right = m_plot->xAxis->coordToPixel(total) +
+                 fontMetrics().horizontalAdvance(QStringLiteral("000000"));
   double left = m_plot->xAxis->coordToPixel(0);
   return pos.x() >= left - 2 && pos.x() <= right ? i : -1;
 }

@@ -33,7 +33,9 @@ constexpr double kOverview = 14;
 constexpr qint64 kOpeningSteps = 44;
 
 /// The shared view palette in the variant of a widget's palette (B11).
-const views::ViewPalette& pal(const QWidget* w) { return views::ViewPalette::forPalette(w->palette()); }
+const views::ViewPalette& pal(const QWidget* w) {
+  return views::ViewPalette::forPalette(w->palette());
+}
 
 QColor markColor(views::TimelineMark::Kind k, const views::ViewPalette& pal) {
   switch (k) {

@@ -35,7 +35,7 @@ QList<TextReplacement> hintReplacements(const cost::Hint& hint);
 struct ApplyFigures {
   int findings = 0, blocking = 0;
   bool accepted = false;
-  bool costed = false;   ///< predictedUs is known
+  bool costed = false; ///< predictedUs is known
   double predictedUs = 0;
 };
 ApplyFigures figuresOf(const CheckSnapshot& check, const CostSnapshot* cost);

@@ -12,25 +12,25 @@ namespace cake::views {
 struct ViewPalette {
   bool dark = false;
   // Surfaces and text of a canvas.
-  QColor canvas;          ///< background of the graph, timeline and memory views
-  QColor band[2];         ///< alternating lane / row bands
-  QColor header;          ///< axis and header strips
-  QColor headerEdge;      ///< separators, grid lines
-  QColor text;            ///< primary text drawn on the canvas
-  QColor mutedText;       ///< secondary text (details, axis labels, empty-state messages)
-  QColor border;          ///< node and block outlines
-  QColor plate;           ///< semi-transparent plate under labels drawn over edges
-  QColor onAccent;        ///< text and rings on saturated badges
-  QColor hatch;           ///< hatching of collapsed or idle areas
+  QColor canvas;     ///< background of the graph, timeline and memory views
+  QColor band[2];    ///< alternating lane / row bands
+  QColor header;     ///< axis and header strips
+  QColor headerEdge; ///< separators, grid lines
+  QColor text;       ///< primary text drawn on the canvas
+  QColor mutedText;  ///< secondary text (details, axis labels, empty-state messages)
+  QColor border;     ///< node and block outlines
+  QColor plate;      ///< semi-transparent plate under labels drawn over edges
+  QColor onAccent;   ///< text and rings on saturated badges
+  QColor hatch;      ///< hatching of collapsed or idle areas
   // Selection and search.
-  QColor selection;       ///< selected outline / rubber band
-  QColor selectionFill;   ///< fill of the selected node
-  QColor match;           ///< fill of a search match
-  QColor currentMatch;    ///< outline of the current search match
-  QColor cost;            ///< cost overlay bars and shares
+  QColor selection;     ///< selected outline / rubber band
+  QColor selectionFill; ///< fill of the selected node
+  QColor match;         ///< fill of a search match
+  QColor currentMatch;  ///< outline of the current search match
+  QColor cost;          ///< cost overlay bars and shares
   // Graph.
   QColor edgeOrder, edgeData, edgeRendezvous, syncTx, syncCommit, syncOther, phaseDone;
-  QColor nested[2];       ///< fills of nested (loop, branch) clusters by depth parity
+  QColor nested[2]; ///< fills of nested (loop, branch) clusters by depth parity
   QColor nestedBorder, nestedText;
   QColor added, removed, changed; ///< Compare marks
 
