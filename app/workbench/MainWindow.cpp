@@ -56,7 +56,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
       m_revision(new QLabel(this)) {
   setObjectName(QStringLiteral("mainWindow"));
   setWindowTitle(tr("Cake Workbench"));
-  setCentralWidget(m_editor);
+  setupEditorBars();
   // The editor follows the shared selection and publishes the operation under its cursor.
   m_editor->setSelectionModel(m_selection);
   connect(m_editor, &widgets::CodeEditor::statusMessage, this,
@@ -85,6 +85,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
           });
   buildViews();
   buildCompare();
+  setupApply();
 
   m_status->setObjectName(QStringLiteral("checkStatus"));
   statusBar()->addWidget(m_status, 1);
@@ -265,10 +266,7 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  QAction* find = edit->addAction(tr("&Find…"), this, [this] { findInEditor(false); });
-  find->setShortcut(QKeySequence::Find);
-  QAction* findNext = edit->addAction(tr("Find &Next"), this, [this] { findInEditor(true); });
-  findNext->setShortcut(QKeySequence::FindNext);
+  addEditActions(edit);
   edit->addSeparator();
   QAction* definition = edit->addAction(tr("Go to &Definition"), m_editor,
                                         &widgets::CodeEditor::goToDefinition);
@@ -315,6 +313,7 @@ void MainWindow::buildMenus() {
   });
   view->addAction(m_proposalsDock->toggleViewAction());
   view->addAction(m_runsDock->toggleViewAction());
+  buildHelpMenu();
   rebuildRecentMenu();
 }
 
@@ -382,28 +381,7 @@ void MainWindow::setCorpus(const QString& dir) {
     m_proposals->setManifest(QDir(dir).filePath(QStringLiteral("manifest.json")));
   if (m_proposalsScanned)
     m_proposals->refresh();
-  m_exampleFiles.clear();
-  m_examples->clear();
-  QFile manifest(QDir(dir).filePath(QStringLiteral("manifest.json")));
-  if (manifest.open(QIODevice::ReadOnly)) {
-    const QJsonArray cases =
-        QJsonDocument::fromJson(manifest.readAll()).object().value("cases").toArray();
-    for (const QJsonValue& c : cases) {
-      QJsonObject o = c.toObject();
-      m_exampleFiles.append({o.value("id").toString(),
-                             QDir(dir).filePath(o.value("path").toString())});
-    }
-  } else {
-    const QFileInfoList files = QDir(dir).entryInfoList({"*.cake"}, QDir::Files, QDir::Name);
-    for (const QFileInfo& f : files)
-      m_exampleFiles.append({f.completeBaseName(), f.filePath()});
-  }
-  for (const auto& [id, path] : m_exampleFiles) {
-    QString p = path;
-    m_examples->addAction(id, this, [this, p] { openFromUi(p); });
-  }
-  if (m_exampleFiles.isEmpty())
-    m_examples->addAction(tr("(no examples in %1)").arg(dir))->setEnabled(false);
+  populateExamples(dir);
   if (m_folder.isEmpty())
     openFolder(dir);
 }
@@ -516,21 +494,6 @@ void MainWindow::openFolder(const QString& dir) {
   m_workspaceDock->setWindowTitle(tr("Workspace — %1").arg(QDir(m_folder).dirName()));
   m_workspaceDock->setToolTip(m_folder);
   m_workspaceDock->show();
-}
-
-void MainWindow::findInEditor(bool next) {
-  if (!next || m_findText.isEmpty()) {
-    bool ok = false;
-    QString selected = m_editor->textCursor().selectedText();
-    QString text = QInputDialog::getText(this, tr("Find"), tr("Find in the kernel:"),
-                                         QLineEdit::Normal,
-                                         selected.isEmpty() ? m_findText : selected, &ok);
-    if (!ok || text.isEmpty())
-      return;
-    m_findText = text;
-  }
-  if (!m_editor->findText(m_findText))
-    statusBar()->showMessage(tr("'%1' not found").arg(m_findText), 3000);
 }
 
 void MainWindow::scheduleCheck() {

@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "cake/views/Actionable.h"
 #include "cake/views/CompileSession.h"
 #include "cake/views/SelectionModel.h"
 
@@ -12,6 +13,7 @@
 
 class QLabel;
 class QMenu;
+class QDialog;
 class QDockWidget;
 
 namespace cake::views {
@@ -37,6 +39,8 @@ class CompareView;
 class ProposalsView;
 class ProgressView;
 class RunsView;
+class FindBar;
+class GoToLineBar;
 } // namespace cake::widgets
 
 namespace cake::app {
@@ -88,6 +92,8 @@ public:
   views::SelectionModel* selection() const { return m_selection; }
   widgets::GraphView* graphView() const { return m_graph; }
   widgets::CompareView* compareView() const { return m_compare; }
+  /// Shows (creating it once) the non-modal shortcut reference, regenerated from the actions.
+  QWidget* showShortcuts();
 
   /// Compares two kernel files in the Compare view (background job); false (and why) when one
   /// cannot be read.
@@ -140,7 +146,15 @@ private:
   /// Opens a file chosen in the UI (menus, workspace), after maybeSave().
   void openFromUi(const QString& path);
   void buildWorkspace();
-  void findInEditor(bool next);
+  // Editing and help (MainWindowEditing.cpp).
+  void setupEditorBars();
+  void addEditActions(QMenu* edit);
+  void populateExamples(const QString& dir);
+  void buildHelpMenu();
+  void setupApply();
+  /// The folder holding workbench.md (installed share/cake/docs or the source tree's docs/),
+  /// "" when neither exists.
+  static QString documentationDir();
   void applyPalette();
   void buildViews();
   void buildCompare();
@@ -159,7 +173,12 @@ private:
   QString m_folder;
   QString m_restorePath; ///< last session's file: its cursor line is restored when it opens
   int m_restoreLine = 0;
-  QString m_findText;
+  widgets::FindBar* m_findBar = nullptr;
+  widgets::GoToLineBar* m_goToLineBar = nullptr;
+  QDialog* m_shortcutDialog = nullptr;
+  views::ApplyFigures m_applyBefore; ///< the figures before the last Apply, until its Δ shows
+  QString m_applyWhat;
+  bool m_applyPending = false;
   widgets::GraphView* m_graph = nullptr;
   widgets::MemoryLayoutView* m_layout = nullptr;
   widgets::TimelineView* m_timeline = nullptr;

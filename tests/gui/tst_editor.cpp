@@ -5,12 +5,18 @@
 // filter state.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "../views/ViewsTestUtil.h"
+#include "cake/views/Actionable.h"
+#include "cake/views/CompareData.h"
 #include "cake/views/FindingsExport.h"
 #include "cake/views/FindingsModel.h"
+#include "cake/views/PerformanceData.h"
 #include "cake/views/SelectionModel.h"
 #include "cake/widgets/CodeEditor.h"
+#include "cake/widgets/FindBar.h"
 #include "cake/widgets/FindingsPanel.h"
+#include "cake/widgets/GoToLineBar.h"
 #include "cake/widgets/GraphView.h"
+#include "cake/widgets/PerformanceView.h"
 
 #include <QAbstractItemView>
 #include <QCheckBox>
@@ -20,11 +26,16 @@
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTemporaryDir>
 #include <QTextBlock>
+#include <QTextBrowser>
+#include <QToolButton>
 #include <QToolTip>
 #include <QTreeView>
+#include <QVBoxLayout>
 #include <QtTest>
 
 using namespace cake;
@@ -292,6 +303,290 @@ private Q_SLOTS:
     QVERIFY(editor.extraSelections().size() == editor.marks().size());
   }
 
+  void findBarIsNonModal() {
+    // B23: Find was a modal dialog. The bar counts the matches, steps with Enter / Shift+Enter
+    // and the arrows, wraps, leaves the text editable, and Esc gives the editor the focus back.
+    QWidget pane;
+    auto* layout = new QVBoxLayout(&pane);
+    auto* editor = new widgets::CodeEditor;
+    auto* bar = new widgets::FindBar(editor);
+    layout->addWidget(editor);
+    layout->addWidget(bar);
+    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+    editor->setPlainText(snap->text);
+    const int expected = int(snap->text.count("mbarrier", Qt::CaseInsensitive));
+    QVERIFY(expected > 3);
+    pane.resize(800, 500);
+    pane.show();
+    pane.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&pane));
+    QVERIFY(!bar->isVisible());
+    editor->goTo(1, 1);
+    bar->open();
+    QVERIFY(bar->isVisible());
+    QTRY_VERIFY(bar->field()->hasFocus());
+    QTest::keyClicks(bar->field(), "mbarrier");
+    QCOMPARE(bar->matchCount(), expected);
+    QCOMPARE(bar->currentMatch(), 1); // incremental: the first match is already selected
+    QCOMPARE(bar->countText(), QStringLiteral("1 of %1").arg(expected));
+    QCOMPARE(editor->textCursor().selectedText(), QStringLiteral("mbarrier"));
+    const int firstLine = editor->cursorLine();
+    QCOMPARE(firstLine, int(snap->text.left(snap->text.indexOf("mbarrier", 0, Qt::CaseInsensitive))
+                                .count(QLatin1Char(10))) +
+                            1);
+    QTest::keyClick(bar->field(), Qt::Key_Return);
+    QCOMPARE(bar->currentMatch(), 2);
+    QTest::keyClick(bar->field(), Qt::Key_Return, Qt::ShiftModifier);
+    QCOMPARE(bar->currentMatch(), 1);
+    QCOMPARE(editor->cursorLine(), firstLine);
+    // Previous from the first wraps to the last.
+    bar->findChild<QToolButton*>("findPrevious")->click();
+    QCOMPARE(bar->currentMatch(), expected);
+    bar->findChild<QToolButton*>("findNext")->click();
+    QCOMPARE(bar->currentMatch(), 1);
+    // The text stays editable with the bar open; the count follows the edit.
+    QTextCursor end(editor->document());
+    end.movePosition(QTextCursor::End);
+    end.insertText("\n// mbarrier\n");
+    QCOMPARE(bar->matchCount(), expected + 1);
+    // No match: said so, the arrows disabled.
+    bar->field()->selectAll();
+    QTest::keyClicks(bar->field(), "no-such-text-anywhere");
+    QCOMPARE(bar->matchCount(), 0);
+    QCOMPARE(bar->countText(), QStringLiteral("no match"));
+    QVERIFY(!bar->findChild<QToolButton*>("findNext")->isEnabled());
+    // Esc closes it and the editor has the focus.
+    QTest::keyClick(bar->field(), Qt::Key_Escape);
+    QVERIFY(!bar->isVisible());
+    QTRY_VERIFY(editor->hasFocus());
+    // Reopened on a one-line selection: that text is the search.
+    editor->goTo(firstLine, 1);
+    QVERIFY(editor->find("wgmma"));
+    bar->open();
+    QCOMPARE(bar->text(), QStringLiteral("wgmma"));
+    QCOMPARE(bar->matchCount(), int(editor->toPlainText().count("wgmma", Qt::CaseInsensitive)));
+    const int before = int(editor->toPlainText()
+                               .left(editor->textCursor().selectionStart())
+                               .count("wgmma", Qt::CaseInsensitive));
+    QCOMPARE(bar->currentMatch(), before + 1);
+    QCOMPARE(bar->countText(), QStringLiteral("%1 of %2").arg(before + 1).arg(bar->matchCount()));
+  }
+  void goToLine_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    QTest::newRow("line") << "12" << true << 12 << 1;
+    QTest::newRow("line:column") << "12:5" << true << 12 << 5;
+    QTest::newRow("spaces") << " 7 : 3 " << true << 7 << 3;
+    QTest::newRow("first") << "1" << true << 1 << 1;
+    QTest::newRow("last") << "LAST" << true << -1 << 1;
+    QTest::newRow("past the end") << "PAST" << false << 0 << 0;
+    QTest::newRow("zero") << "0" << false << 0 << 0;
+    QTest::newRow("column zero") << "3:0" << false << 0 << 0;
+    QTest::newRow("negative") << "-4" << false << 0 << 0;
+    QTest::newRow("word") << "main" << false << 0 << 0;
+    QTest::newRow("empty") << "" << false << 0 << 0;
+    QTest::newRow("huge") << "99999999999" << false << 0 << 0;
+  }
+  void goToLine() {
+    // B23 / item 10: Ctrl+L's bar moves the cursor, and with it the shared selection every view
+    // follows; a bad line keeps the bar open and says the valid range.
+    QFETCH(QString, text);
+    QFETCH(bool, ok);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    views::SelectionModel sel;
+    QWidget pane;
+    auto* layout = new QVBoxLayout(&pane);
+    auto* editor = new widgets::CodeEditor;
+    auto* bar = new widgets::GoToLineBar(editor);
+    layout->addWidget(editor);
+    layout->addWidget(bar);
+    editor->setSelectionModel(&sel);
+    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+    editor->setPlainText(snap->text);
+    sel.setSnapshot(snap);
+    editor->setSnapshot(snap);
+    pane.resize(800, 400);
+    pane.show();
+    pane.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&pane));
+    const int lines = editor->document()->blockCount();
+    text.replace("LAST", QString::number(lines)).replace("PAST", QString::number(lines + 1));
+    if (line == -1)
+      line = lines;
+    editor->goTo(2, 1);
+    bar->open();
+    QCOMPARE(bar->field()->text(), QStringLiteral("2"));
+    QTRY_VERIFY(bar->field()->hasFocus());
+    bar->field()->clear();
+    QTest::keyClicks(bar->field(), text);
+    QTest::keyClick(bar->field(), Qt::Key_Return);
+    QCOMPARE(!bar->isVisible(), ok);
+    if (!ok) {
+      QCOMPARE(editor->cursorLine(), 2);
+      QVERIFY(bar->findChild<QLabel*>("goToLineHint")->text().contains(QString::number(lines)));
+      QTest::keyClick(bar->field(), Qt::Key_Escape);
+      QVERIFY(!bar->isVisible());
+      QCOMPARE(editor->cursorLine(), 2);
+      return;
+    }
+    QCOMPARE(editor->cursorLine(), line);
+    QCOMPARE(editor->cursorColumn(),
+             qMin(column, editor->document()->findBlockByNumber(line - 1).length()));
+    QTRY_VERIFY(editor->hasFocus());
+    // On an operation's line, that operation is the shared selection (the views follow it).
+    const views::OpView& op = snap->views->ops[snap->views->ops.size() / 2];
+    bar->open();
+    bar->field()->setText(QString::number(op.span.line));
+    QVERIFY(bar->accept());
+    QCOMPARE(editor->cursorLine(), op.span.line);
+    QVERIFY(sel.current().op >= 0);
+    QCOMPARE(snap->views->ops[sel.current().op].span.line, op.span.line);
+  }
+  void explainIsWrappedProse() {
+    // B15: Explain appended the rule as one <pre>: monospace, unwrapped, a horizontal scroll in
+    // a 290 px pane. The prose is now paragraphs in the UI font and the examples wrap.
+    views::SelectionModel sel;
+    widgets::FindingsPanel panel(&sel);
+    panel.setCompiler(test::compiler());
+    auto snap = test::corpusSnapshot(kMixed);
+    sel.setSnapshot(snap);
+    panel.setSnapshot(snap);
+    panel.resize(700, 400);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* detail = panel.findChild<QTextBrowser*>("findingDetail");
+    auto* split = qobject_cast<QSplitter*>(detail->parentWidget());
+    QVERIFY(split);
+    split->setSizes({410, 290});
+    QVERIFY(panel.selectFinding(findingIndex(snap, "ps-async-overwrite")));
+    QString text = panel.explainCurrent();
+    QVERIFY(!text.isEmpty());
+    QCoreApplication::processEvents();
+    QVERIFY(detail->width() <= 300);
+    QCOMPARE(detail->horizontalScrollBar()->maximum(), 0);
+    const QString html = views::explainHtml(*test::compiler(), "ps-async-overwrite");
+    const verify::Rule* rule = test::compiler()->rules().find("ps-async-overwrite");
+    QVERIFY(rule && !rule->doc.empty());
+    // The documentation's first sentence sits in a paragraph, not in a code block.
+    QString firstWords = QString::fromStdString(rule->doc).section(' ', 0, 4).toHtmlEscaped();
+    int at = html.indexOf(firstWords);
+    QVERIFY(at > 0);
+    QVERIFY(html.lastIndexOf("<p>", at) > html.lastIndexOf("<pre", at));
+    QVERIFY(html.contains("white-space: pre-wrap"));
+    // Its text reaches the pane.
+    QVERIFY(panel.detailText().contains(QString::fromStdString(rule->title)));
+  }
+  void applyFixThenUndo() {
+    // B19: a finding's fix that carries its edit gets "Apply"; the edit goes through the
+    // editor's undo stack (one step), the re-check shows the Δ, Undo restores every byte.
+    // A comment with multi-byte characters before the fix checks the byte → position mapping.
+    QString text = test::readFile(test::corpusPath("negative/wait-cycle.cake"));
+    text.prepend(QStringLiteral("// µs ✓ — ½\n"));
+    auto snap = test::snapshotOf("wait-cycle.cake", text);
+    const int finding = findingIndex(snap, "ps-wait-cycle");
+    QVERIFY(finding >= 0);
+    const QList<views::TextReplacement> edits = views::fixReplacements(*snap, finding);
+    QCOMPARE(edits.size(), 1);
+    views::SelectionModel sel;
+    widgets::FindingsPanel panel(&sel);
+    sel.setSnapshot(snap);
+    panel.setSnapshot(snap);
+    QVERIFY(panel.selectFinding(finding));
+    auto* detail = panel.findChild<QTextBrowser*>("findingDetail");
+    QVERIFY(detail->toHtml().contains(QStringLiteral("apply:%1").arg(finding)));
+    QSignalSpy applyAsked(&panel, &widgets::FindingsPanel::applyFixRequested);
+    Q_EMIT detail->anchorClicked(QUrl(QStringLiteral("apply:%1").arg(finding)));
+    QCOMPARE(applyAsked.count(), 1);
+    QCOMPARE(applyAsked.last().at(0).toInt(), finding);
+    // A finding whose fix is a message only has no Apply.
+    for (std::size_t i = 0; i < snap->result.diagnostics.size(); ++i)
+      if (!snap->result.diagnostics[i].fix || !snap->result.diagnostics[i].fix->range.valid())
+        QVERIFY(views::fixReplacements(*snap, int(i)).isEmpty());
+
+    widgets::CodeEditor editor;
+    editor.setPlainText(text);
+    editor.document()->setModified(false);
+    QVERIFY(!editor.document()->isUndoAvailable());
+    QVERIFY(editor.applyReplacements(snap->text, edits));
+    const QString fixed = editor.toPlainText();
+    // The same bytes replaced as the compiler's range says.
+    QByteArray expected = text.toUtf8();
+    expected.replace(int(edits[0].begin), int(edits[0].end - edits[0].begin),
+                     edits[0].text.toUtf8());
+    QCOMPARE(fixed.toUtf8(), expected);
+    QVERIFY(fixed.startsWith(QStringLiteral("// µs ✓ — ½\n")));
+    auto after = test::snapshotOf("wait-cycle.cake", fixed, 2);
+    QCOMPARE(findingIndex(after, "ps-wait-cycle"), -1);
+    views::ApplyFigures before = views::figuresOf(*snap, nullptr),
+                        now = views::figuresOf(*after, nullptr);
+    QVERIFY(now.blocking < before.blocking);
+    QString delta = views::applyDelta(before, now);
+    QVERIFY2(delta.startsWith(QStringLiteral("findings %1 → %2, blocking %3 → %4")
+                                  .arg(before.findings)
+                                  .arg(now.findings)
+                                  .arg(before.blocking)
+                                  .arg(now.blocking)),
+             qPrintable(delta));
+    // One undo step restores the text byte for byte; redo re-applies it.
+    editor.undo();
+    QCOMPARE(editor.toPlainText().toUtf8(), text.toUtf8());
+    QVERIFY(!editor.document()->isUndoAvailable());
+    editor.redo();
+    QCOMPARE(editor.toPlainText(), fixed);
+    // Stale: the text was edited since the check; nothing is applied.
+    editor.setPlainText(text + QStringLiteral("\n"));
+    QVERIFY(!editor.applyReplacements(snap->text, edits));
+    QCOMPARE(editor.toPlainText(), text + QStringLiteral("\n"));
+    // Overlapping or out-of-range edits are refused whole.
+    editor.setPlainText(text);
+    QVERIFY(!editor.applyReplacements(text, {{4, 10, "a"}, {8, 12, "b"}}));
+    QVERIFY(!editor.applyReplacements(text, {{0, quint32(text.toUtf8().size()) + 1, "x"}}));
+    QCOMPARE(editor.toPlainText(), text);
+  }
+  void applyHintThenUndo() {
+    // B19: a cost hint with edits gets "Apply" beside "Try"; applied in the editor it gives
+    // exactly the child kernel Try compares (views::withEdits), and Undo restores the parent.
+    auto snap = test::corpusSnapshot("flash_kmeans/assign.cake");
+    views::CostSnapshotPtr cost = views::buildCostSnapshot(*test::compiler(), snap, 2);
+    QVERIFY(cost->estimate);
+    views::SelectionModel sel;
+    sel.setSnapshot(snap);
+    widgets::PerformanceView perf(&sel);
+    perf.setCheck(snap);
+    perf.setCost(cost);
+    auto* hints = perf.findChild<QTextBrowser*>("performanceHints");
+    QVERIFY(hints);
+    QSignalSpy applyAsked(&perf, &widgets::PerformanceView::applyHint);
+    int applied = 0;
+    for (std::size_t i = 0; i < cost->estimate->hints.size(); ++i) {
+      const cost::Hint& h = cost->estimate->hints[i];
+      QCOMPARE(hints->toHtml().contains(QStringLiteral("apply:%1").arg(i)), !h.edits.empty());
+      if (h.edits.empty())
+        continue;
+      Q_EMIT hints->anchorClicked(QUrl(QStringLiteral("apply:%1").arg(i)));
+      QCOMPARE(applyAsked.count(), applied + 1);
+      QCOMPARE(applyAsked.last().at(1).toInt(), int(i));
+      widgets::CodeEditor editor;
+      editor.setPlainText(snap->text);
+      QVERIFY(editor.applyReplacements(snap->text, views::hintReplacements(h)));
+      QCOMPARE(editor.toPlainText(), views::withEdits(snap->text, h.edits));
+      QVERIFY(editor.toPlainText() != snap->text);
+      editor.undo();
+      QCOMPARE(editor.toPlainText().toUtf8(), snap->text.toUtf8());
+      ++applied;
+    }
+    QVERIFY2(applied > 0, "no hint with edits on the Flash-KMeans assign kernel");
+    // The Δ names the predicted time when both sides are costed.
+    views::ApplyFigures a = views::figuresOf(*snap, cost.get());
+    QVERIFY(a.costed && a.predictedUs > 0);
+    views::ApplyFigures b = a;
+    b.predictedUs = a.predictedUs * 0.9;
+    QVERIFY2(views::applyDelta(a, b).contains(QStringLiteral("(−10.0 %)")),
+             qPrintable(views::applyDelta(a, b)));
+  }
   void panelFiltersCopyAndExplain() {
     views::SelectionModel sel;
     widgets::FindingsPanel panel(&sel);

@@ -12,6 +12,7 @@
 #include "cake/widgets/PerformanceView.h"
 #include "cake/widgets/Plot.h"
 
+#include <QCheckBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -51,6 +52,61 @@ QStringList positiveCorpus() {
 class TestPerfViews : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  void everySegmentOfAStackedBarSelects() {
+    // B7: only the bottom ("pipe busy") segment of a stacked per-operation bar reacted to a
+    // click, and the selected operation was never marked on the chart. Every segment (and the
+    // value label) of a row selects its operation now, and the selection, from any view, is
+    // highlighted on the bars.
+    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+    views::SelectionModel selection;
+    selection.setSnapshot(snap);
+    widgets::PerformanceView perf(&selection);
+    perf.resize(1100, 700);
+    perf.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&perf));
+    perf.setCheck(snap);
+    views::CostSnapshotPtr cost = views::buildCostSnapshot(*test::compiler(), snap, 2);
+    perf.setCost(cost);
+    QVERIFY(cost->data.ok);
+    QCoreApplication::processEvents();
+    widgets::Plot* bars = perf.opBars();
+    QCOMPARE(bars->highlightedCategory(), -1);
+    int clicked = 0, upper = 0;
+    for (int row = 0; row < cost->data.ops.size(); ++row)
+      for (int series = 0; series < 2; ++series) {
+        QRectF r = bars->segmentRect(row, series);
+        if (r.width() < 3 || r.height() < 3)
+          continue; // too thin to aim at
+        selection.selectOp(-1, -1, views::SelectionOrigin::Graph);
+        QTest::mouseClick(bars->canvas(), Qt::LeftButton, {}, r.center().toPoint());
+        QCOMPARE(selection.current().op, cost->data.ops[row].op);
+        QCOMPARE(bars->highlightedCategory(), row);
+        ++clicked;
+        upper += series == 1;
+      }
+    QVERIFY(clicked >= 4);
+    QVERIFY2(upper >= 1, "no upper segment wide enough to click in the Hopper GEMM");
+    // Between two rows and left of the axis: nothing.
+    QRectF first = bars->segmentRect(0, 0), second = bars->segmentRect(1, 0);
+    QPointF gap((first.left() + 2), (first.bottom() + second.top()) / 2);
+    QCOMPARE(bars->categoryAt(gap), -1);
+    QCOMPARE(bars->categoryAt(QPointF(first.left() - 30, first.center().y())), -1);
+    // Picked elsewhere: the chart follows; an op without a bar clears the mark.
+    const int op = cost->data.ops[1].op;
+    selection.selectOp(op, -1, views::SelectionOrigin::Editor);
+    QCOMPARE(bars->highlightedCategory(), 1);
+    int other = -1;
+    for (int i = 0; i < snap->views->ops.size(); ++i) {
+      bool charted = false;
+      for (const views::TimeBar& b : cost->data.ops)
+        charted |= b.op == i;
+      if (!charted)
+        other = i;
+    }
+    QVERIFY(other >= 0);
+    selection.selectOp(other, -1, views::SelectionOrigin::Editor);
+    QCOMPARE(bars->highlightedCategory(), -1);
+  }
   void rendersEveryPositiveKernel_data() {
     QTest::addColumn<QString>("path");
     const QStringList paths = positiveCorpus();
@@ -160,6 +216,75 @@ private Q_SLOTS:
     QCOMPARE(code.highlightedLoweredLines(), lowered->lines.loweredLines(61));
   }
 
+  void ptxFiltersKeepTheLinks() {
+    // Item 7: the PTX can hide its `.loc` directives and inline-asm markers; the IR ↔ PTX
+    // links still work on what is shown (line numbers of the API stay the unfiltered ones).
+    auto snap = test::corpusSnapshot(QStringLiteral("hopper_gemm/gemm_ws.cake"));
+    views::SelectionModel selection;
+    selection.setSnapshot(snap);
+    widgets::LoweredCodeView code(&selection);
+    code.setCheck(snap);
+    views::LowerSnapshotPtr lowered =
+        views::buildLowerSnapshot(*test::compiler(), snap, views::LoweredEmit::Ptx, 2);
+    QVERIFY(lowered->ok);
+    code.setLowered(lowered);
+    auto count = [](const QString& text, const QString& prefix) {
+      int n = 0;
+      for (const QString& l : text.split('\n'))
+        n += l.trimmed().startsWith(prefix);
+      return n;
+    };
+    const QString full = lowered->text;
+    const int locs = count(full, ".loc"),
+              markers = count(full, "// begin inline asm") + count(full, "// end inline asm");
+    QVERIFY(locs > 10 && markers > 2);
+    QCOMPARE(code.loweredText()->toPlainText(), full);
+    auto* hideLoc = code.findChild<QCheckBox*>("hideLocFilter");
+    auto* hideAsm = code.findChild<QCheckBox*>("hideAsmMarkersFilter");
+    QVERIFY(hideLoc && hideAsm);
+    hideLoc->click();
+    QString shown = code.loweredText()->toPlainText();
+    QCOMPARE(count(shown, ".loc"), 0);
+    QCOMPARE(shown.count('\n'), full.count('\n') - locs);
+    hideAsm->click();
+    shown = code.loweredText()->toPlainText();
+    QCOMPARE(count(shown, "// begin inline asm") + count(shown, "// end inline asm"), 0);
+    QCOMPARE(shown.count('\n'), full.count('\n') - locs - markers);
+    // The wgmma.mma on line 72: its PTX lines highlighted at their shown positions.
+    const QVector<int> lines = lowered->lines.loweredLines(72);
+    QVERIFY(!lines.isEmpty());
+    selection.selectLine(72, views::SelectionOrigin::Editor);
+    QCOMPARE(code.highlightedLoweredLines(), lines);
+    const QStringList fullLines = full.split('\n');
+    QList<QTextEdit::ExtraSelection> marks = code.loweredText()->extraSelections();
+    QVector<int> visible; // the mapped lines that are not hidden `.loc` directives
+    for (int l : lines)
+      if (!fullLines[l - 1].trimmed().startsWith(".loc"))
+        visible << l;
+    QVERIFY(!visible.isEmpty() && visible.size() < lines.size());
+    QCOMPARE(marks.size(), visible.size());
+    for (int i = 0; i < visible.size(); ++i) {
+      QCOMPARE(code.shownLine(visible[i]), marks[i].cursor.blockNumber() + 1);
+      QCOMPARE(marks[i].cursor.block().text(), fullLines[visible[i] - 1]);
+    }
+    // A click on a shown line selects the IR line of the unfiltered line it is.
+    selection.selectLine(61, views::SelectionOrigin::Editor);
+    QTextCursor c(
+        code.loweredText()->document()->findBlockByNumber(code.shownLine(visible.last()) - 1));
+    code.loweredText()->setTextCursor(c);
+    QCOMPARE(selection.sourceOf(selection.current()).line, 72);
+    // Filters off: the text is whole again.
+    code.setFilter({});
+    QVERIFY(!hideLoc->isChecked() && !hideAsm->isChecked());
+    QCOMPARE(code.loweredText()->toPlainText(), full);
+    // The pure filter: every shown line maps back to the same text.
+    views::FilteredLines f = views::filterLowered(full, {true, true});
+    const QStringList kept = f.text.split('\n');
+    QCOMPARE(kept.size(), f.original.size());
+    for (int i = 0; i < kept.size(); ++i)
+      QCOMPARE(kept[i], fullLines[f.original[i] - 1]);
+    QCOMPARE(f.shownLine(f.original.last()), int(kept.size()));
+  }
   void refusedKernelSaysWhy() {
     const char* bad = "kernel k target=sm_90a {\n  grid tiles=[1]\n  role r warps=0..1\n"
                       "  reg x : f32[4] scope=thread\n  on r {\n    ew.fil x value=0.0\n  }\n}\n";

@@ -5,18 +5,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "../views/ViewsTestUtil.h"
 #include "cake/views/PerformanceData.h"
+#include "cake/views/ViewPalette.h"
 #include "cake/widgets/GraphView.h"
 #include "cake/widgets/MemoryLayoutView.h"
+#include "cake/widgets/ShortcutReference.h"
 #include "cake/widgets/TimelineView.h"
 #include "cake/widgets/WorkspaceTree.h"
 
 #include <QFileSystemModel>
+#include <QDockWidget>
 #include <QGraphicsView>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMainWindow>
+#include <QMenu>
 #include <QMenuBar>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -94,6 +98,104 @@ private Q_SLOTS:
     QCOMPARE(windowFind.count(), 1);
   }
 
+  void shortcutReferenceFollowsTheActions() {
+    // Item 10: Help > Keyboard Shortcuts is generated from the window's actions: menus and
+    // submenus in order, view-local actions under their dock; a changed shortcut shows as is.
+    QMainWindow window;
+    QMenu* edit = window.menuBar()->addMenu(QStringLiteral("&Edit"));
+    QAction* undo = edit->addAction(QStringLiteral("&Undo"));
+    undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+    edit->addAction(QStringLiteral("No shortcut"));
+    QMenu* sub = edit->addMenu(QStringLiteral("&Advanced"));
+    QAction* line = sub->addAction(QStringLiteral("&Go to Line…"));
+    line->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    auto* dock = new QDockWidget(QStringLiteral("Findings — 3"), &window);
+    auto* inView = new QWidget;
+    dock->setWidget(inView);
+    window.addDockWidget(Qt::BottomDockWidgetArea, dock);
+    auto* explain = new QAction(QStringLiteral("Explain"), inView);
+    explain->setShortcut(QKeySequence(Qt::Key_F1));
+    inView->addAction(explain);
+    QList<widgets::ShortcutEntry> entries = widgets::collectShortcuts(window.menuBar(), &window);
+    QCOMPARE(entries.size(), 3);
+    QCOMPARE(entries[0].where, QStringLiteral("Edit"));
+    QCOMPARE(entries[0].action, QStringLiteral("Undo"));
+    QCOMPARE(entries[0].keys,
+             QKeySequence(Qt::CTRL | Qt::Key_Z).toString(QKeySequence::NativeText));
+    QCOMPARE(entries[1].where, QStringLiteral("Edit › Advanced"));
+    QCOMPARE(entries[1].action, QStringLiteral("Go to Line"));
+    QCOMPARE(entries[2].where, QStringLiteral("Findings"));
+    QCOMPARE(entries[2].action, QStringLiteral("Explain"));
+    QString html = widgets::shortcutReferenceHtml(entries);
+    QVERIFY(html.contains("Go to Line") && html.contains("Edit › Advanced"));
+    // It cannot drift: a rebound action is listed with its new keys, a cleared one not at all.
+    line->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_G), QKeySequence(Qt::Key_F9)});
+    undo->setShortcut({});
+    entries = widgets::collectShortcuts(window.menuBar(), &window);
+    QCOMPARE(entries.size(), 2);
+    QCOMPARE(entries[0].keys,
+             QKeySequence(Qt::CTRL | Qt::Key_G).toString(QKeySequence::NativeText) + ", " +
+                 QKeySequence(Qt::Key_F9).toString(QKeySequence::NativeText));
+  }
+  void darkPaletteReachesEveryView() {
+    // B11: --dark set a dark application palette but the graph, timeline and memory views kept
+    // their hard-coded white. They paint with views::ViewPalette now, chosen from the widget
+    // palette, and follow a change of it.
+    views::SelectionModel sel;
+    widgets::GraphView graph(&sel);
+    widgets::TimelineView timeline(&sel);
+    widgets::MemoryLayoutView memory(&sel);
+    auto snap = test::corpusSnapshot("hopper_gemm/gemm_ws.cake");
+    sel.setSnapshot(snap);
+    graph.resize(900, 600);
+    timeline.resize(900, 300);
+    memory.resize(900, 600);
+    graph.show();
+    timeline.show();
+    memory.show();
+    QVERIFY(showGraph(graph, snap));
+    timeline.setSnapshot(snap);
+    memory.setSnapshot(snap);
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+    QVERIFY(QTest::qWaitForWindowExposed(&memory));
+    // Mean lightness (0-255) of what a widget shows.
+    auto lightness = [](QWidget* w) {
+      QImage img = w->grab().toImage().convertToFormat(QImage::Format_RGB32);
+      double sum = 0;
+      int n = 0;
+      for (int y = 0; y < img.height(); y += 3)
+        for (int x = 0; x < img.width(); x += 3, ++n)
+          sum += QColor(img.pixel(x, y)).lightness();
+      return n ? sum / n : 0.0;
+    };
+    QWidget* views[] = {graph.canvas(), timeline.canvas(), &memory};
+    for (QWidget* w : views)
+      QVERIFY2(lightness(w) > 170, qPrintable(w->objectName()));
+    const QColor lightCanvas = graph.canvasColor();
+    const QColor lightRole = widgets::GraphView::roleColor(0);
+
+    const QPalette original = QApplication::palette();
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::WindowText, QColor(0xdd, 0xdd, 0xdd));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::Text, QColor(0xdd, 0xdd, 0xdd));
+    dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    dark.setColor(QPalette::ButtonText, QColor(0xdd, 0xdd, 0xdd));
+    QApplication::setPalette(dark);
+    QCoreApplication::processEvents();
+    for (QWidget* w : views)
+      QVERIFY2(lightness(w) < 80, qPrintable(w->objectName()));
+    QVERIFY(graph.canvasColor().lightness() < 60 && lightCanvas.lightness() > 200);
+    QVERIFY(widgets::GraphView::roleColor(0) != lightRole);
+    QCOMPARE(graph.canvasColor(), views::ViewPalette::darkPalette().canvas);
+    // And back.
+    QApplication::setPalette(original);
+    QCoreApplication::processEvents();
+    for (QWidget* w : views)
+      QVERIFY2(lightness(w) > 170, qPrintable(w->objectName()));
+    QCOMPARE(graph.canvasColor(), lightCanvas);
+  }
   void graphViewDrawsEveryNode() {
     HopperGraph g;
     QVERIFY(g.show());

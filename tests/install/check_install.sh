@@ -16,7 +16,7 @@ prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" --strip >/dev/null || fail "cmake --install failed"
 
 for f in bin/cake bin/cake-workbench bin/cake-run share/cake/primitives share/cake/targets/sm_90a.json \
-         share/cake/rules share/cake/calibration share/cake/corpus/manifest.json \
+         share/cake/rules share/cake/calibration share/cake/corpus/manifest.json share/cake/docs/workbench.md \
          share/applications/cake-workbench.desktop share/mime/packages/cake-ir.xml \
          share/metainfo/io.github.cake_workbench.CakeWorkbench.metainfo.xml \
          share/icons/hicolor/scalable/apps/cake-workbench.svg \

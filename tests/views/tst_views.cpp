@@ -5,20 +5,29 @@
 #include "ViewsTestUtil.h"
 #include "cake/views/BuffersModel.h"
 #include "cake/views/CompileSession.h"
+#include "cake/views/ExampleGroups.h"
 #include "cake/views/FindingsModel.h"
 #include "cake/views/RecentFiles.h"
 #include "cake/views/SelectionModel.h"
+#include "cake/views/ViewPalette.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
+#include <functional>
 
 using namespace cake;
 
@@ -288,6 +297,152 @@ private Q_SLOTS:
     QCOMPARE(model.rowCount(), 0);
   }
 
+  void examplesGrouped() {
+    // B16: the Examples menu was the manifest's 57+ cases, flat and unsorted. Grouped: expert
+    // kernels with their target, negatives by the family of their finding, the numerical cases,
+    // proposals' examples; every case exactly once, each group sorted.
+    QString corpus = QStringLiteral(CAKE_CORPUS_DIR);
+    const QList<views::ExampleGroup> groups = views::groupExamples(corpus);
+    QFile manifest(QDir(corpus).filePath("manifest.json"));
+    QVERIFY(manifest.open(QIODevice::ReadOnly));
+    const QJsonArray cases =
+        QJsonDocument::fromJson(manifest.readAll()).object()["cases"].toArray();
+    // Natural order: the label's digit runs compare as numbers (checked on a padded copy).
+    auto padded = [](QString s) {
+      static const QRegularExpression digits("\\d+");
+      QString out;
+      qsizetype at = 0;
+      for (auto it = digits.globalMatch(s); it.hasNext();) {
+        QRegularExpressionMatch m = it.next();
+        out += s.mid(at, m.capturedStart() - at).toLower() + m.captured().rightJustified(12, '0');
+        at = m.capturedEnd();
+      }
+      return out + s.mid(at).toLower();
+    };
+    QStringList titles;
+    QSet<QString> paths;
+    int total = 0;
+    std::function<void(const views::ExampleGroup&)> visit = [&](const views::ExampleGroup& g) {
+      QVERIFY2(!g.entries.isEmpty() || !g.groups.isEmpty(), qPrintable(g.title));
+      for (int i = 1; i < g.entries.size(); ++i)
+        QVERIFY2(padded(g.entries[i - 1].label) <= padded(g.entries[i].label),
+                 qPrintable(g.entries[i - 1].label + " > " + g.entries[i].label));
+      for (const views::ExampleEntry& e : g.entries) {
+        QVERIFY2(QFileInfo(e.path).isAbsolute() && QFileInfo::exists(e.path), qPrintable(e.path));
+        QVERIFY2(!paths.contains(e.path), qPrintable(e.path));
+        paths.insert(e.path);
+      }
+      for (const views::ExampleGroup& sub : g.groups)
+        visit(sub);
+    };
+    for (const views::ExampleGroup& g : groups) {
+      titles << g.title;
+      total += g.size();
+      visit(g);
+    }
+    QCOMPARE(titles.first(), QStringLiteral("Expert kernels"));
+    QVERIFY(titles.contains("Negative kernels"));
+    QVERIFY(titles.contains("Numerical (wrong results)"));
+    QCOMPARE(titles.last(), QStringLiteral("Proposals' examples"));
+    int proposalExamples = 0;
+    QDirIterator it(QDir(corpus).filePath("proposals"), {"*.cake"}, QDir::Files,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext())
+      proposalExamples += it.next().contains("/examples/");
+    QVERIFY(proposalExamples > 0);
+    QCOMPARE(total, int(cases.size()) + proposalExamples);
+    // Expert kernels name their target; the Hopper GEMM is sm_90a.
+    const views::ExampleGroup& expert = groups.first();
+    QVERIFY(expert.groups.isEmpty());
+    for (const views::ExampleEntry& e : expert.entries)
+      QVERIFY2(e.label.contains(QRegularExpression("\\(sm_\\d+a?\\)$")), qPrintable(e.label));
+    auto hopper =
+        std::find_if(expert.entries.begin(), expert.entries.end(),
+                     [](const views::ExampleEntry& e) { return e.id == "hopper_gemm_ws_bf16"; });
+    QVERIFY(hopper != expert.entries.end());
+    QCOMPARE(hopper->label, QStringLiteral("hopper_gemm_ws_bf16 (sm_90a)"));
+    // Negatives: one subgroup per family, each entry's first expected code has that prefix.
+    const views::ExampleGroup& negative = groups[titles.indexOf("Negative kernels")];
+    QVERIFY(negative.entries.isEmpty());
+    QHash<QString, QString> firstCode;
+    for (const QJsonValue& v : cases)
+      if (!v["expect"]["codes"].toArray().isEmpty())
+        firstCode.insert(v["id"].toString(), v["expect"]["codes"][0].toString());
+    QStringList families;
+    for (const views::ExampleGroup& sub : negative.groups) {
+      families << sub.title;
+      QString prefix = sub.title.section('(', 1).chopped(1); // "Program safety (ps-)" -> "ps-"
+      for (const views::ExampleEntry& e : sub.entries)
+        QVERIFY2(firstCode.value(e.id).startsWith(prefix), qPrintable(e.id + " in " + sub.title));
+    }
+    QVERIFY(families.contains("Program safety (ps-)"));
+    QVERIFY(families.contains("Hardware conformance (hw-)"));
+    QVERIFY(families.contains("Data consistency (dc-)"));
+
+    // A folder without a manifest: its kernels, sorted naturally (2 before 10).
+    QTemporaryDir tmp;
+    for (const char* name : {"k10.cake", "k2.cake", "a.cake"}) {
+      QFile f(QDir(tmp.path()).filePath(name));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("kernel k target=sm_80 {\n}\n");
+    }
+    QList<views::ExampleGroup> plain = views::groupExamples(tmp.path());
+    QCOMPARE(plain.size(), 1);
+    QStringList labels;
+    for (const views::ExampleEntry& e : plain[0].entries)
+      labels << e.label;
+    QCOMPARE(labels, QStringList({"a", "k2", "k10"}));
+    QCOMPARE(views::kernelTarget(plain[0].entries[0].path), QStringLiteral("sm_80"));
+  }
+  void viewPaletteContrast() {
+    // B11: one palette for the painted views, light and dark; every text colour readable on
+    // the surfaces it is drawn on (WCAG contrast: 4.5 for text, 3 for marks and lines).
+    auto luminance = [](QColor c) {
+      auto lin = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+      };
+      return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+    };
+    auto contrast = [&](QColor a, QColor b) {
+      double la = luminance(a), lb = luminance(b);
+      return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+    };
+    QPalette lightQt, darkQt;
+    lightQt.setColor(QPalette::Base, Qt::white);
+    darkQt.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    QVERIFY(!views::ViewPalette::forPalette(lightQt).dark);
+    QVERIFY(views::ViewPalette::forPalette(darkQt).dark);
+    for (const views::ViewPalette* p :
+         {&views::ViewPalette::light(), &views::ViewPalette::darkPalette()}) {
+      const char* which = p->dark ? "dark" : "light";
+      QVERIFY2(p->dark == (p->canvas.lightness() < 128), which);
+      for (QColor surface : {p->canvas, p->band[0], p->band[1], p->header}) {
+        QVERIFY2(contrast(p->text, surface) >= 7.0, which);
+        QVERIFY2(contrast(p->mutedText, surface) >= 4.5, which);
+        for (int s = 0; s < 3; ++s)
+          QVERIFY2(contrast(p->severity(s), surface) >= 3.0, which);
+        QVERIFY2(contrast(p->selection, surface) >= 3.0, which);
+      }
+      for (int role = -1; role < 6; ++role) {
+        QVERIFY2(contrast(p->text, p->role(role)) >= 4.5, which);
+        QVERIFY2(contrast(p->roleText(role), p->role(role)) >= 3.0, which);
+      }
+      QVERIFY2(contrast(p->text, p->selectionFill) >= 4.5, which);
+      QVERIFY2(contrast(p->text, p->match) >= 4.5, which);
+      for (const char* op :
+           {"mbarrier.arrive", "tma.load", "wgmma.mma_async", "ld.shared", "bar.sync", "x"})
+        QVERIFY2(contrast(p->text, p->opFamily(op)) >= 4.5,
+                 qPrintable(QString("%1 %2").arg(which, op)));
+      for (int b = 0; b < 8; ++b)
+        QVERIFY2(contrast(p->text, p->buffer(b)) >= 4.5 && contrast(p->text, p->chunk(b)) >= 4.5,
+                 which);
+      for (QColor edge : {p->edgeData, p->edgeRendezvous, p->syncTx, p->syncCommit, p->syncOther})
+        QVERIFY2(contrast(edge, p->canvas) >= 3.0, which);
+    }
+    // The variants differ where it matters.
+    QVERIFY(views::ViewPalette::light().canvas != views::ViewPalette::darkPalette().canvas);
+    QVERIFY(views::ViewPalette::light().role(0) != views::ViewPalette::darkPalette().role(0));
+  }
   void sessionReportsInvalidData() {
     views::CompileSession session;
     QSignalSpy failed(&session, &views::CompileSession::compilerFailed);

@@ -28,6 +28,32 @@ QString loweredEmitName(LoweredEmit kind) {
   return {};
 }
 
+// ------------------------------------------------------------------------------ filters
+
+int FilteredLines::shownLine(int line) const {
+  auto it = std::lower_bound(original.begin(), original.end(), line);
+  return it != original.end() && *it == line ? int(it - original.begin()) + 1 : 0;
+}
+
+FilteredLines filterLowered(const QString& text, const LoweredFilter& filter) {
+  FilteredLines out;
+  const QStringList lines = text.split(QLatin1Char('\n'));
+  QStringList kept;
+  for (int i = 0; i < lines.size(); ++i) {
+    const QString t = lines[i].trimmed();
+    bool hide = (filter.hideLoc && t.startsWith(QLatin1String(".loc")) &&
+                 (t.size() == 4 || t[4].isSpace())) ||
+                (filter.hideAsmMarkers && (t == QLatin1String("// begin inline asm") ||
+                                           t == QLatin1String("// end inline asm")));
+    if (hide)
+      continue;
+    kept << lines[i];
+    out.original << i + 1;
+  }
+  out.text = kept.join(QLatin1Char('\n'));
+  return out;
+}
+
 // ------------------------------------------------------------------------------ line map
 
 namespace {

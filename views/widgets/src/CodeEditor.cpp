@@ -18,6 +18,7 @@
 #include <QStringListModel>
 #include <QTextBlock>
 #include <QToolTip>
+#include <algorithm>
 
 namespace cake::widgets {
 
@@ -242,6 +243,42 @@ void CodeEditor::goTo(int line, int column, bool focus) {
   centerCursor();
   if (focus)
     setFocus();
+}
+
+bool CodeEditor::applyReplacements(const QString& basedOn,
+                                   const QList<views::TextReplacement>& edits) {
+  if (edits.isEmpty() || toPlainText() != basedOn)
+    return false;
+  const QByteArray utf8 = basedOn.toUtf8();
+  QList<views::TextReplacement> sorted = edits;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const views::TextReplacement& a, const views::TextReplacement& b) {
+              return a.begin > b.begin;
+            });
+  quint32 limit = quint32(utf8.size());
+  for (const views::TextReplacement& e : sorted) {
+    if (e.begin > e.end || e.end > limit)
+      return false; // outside the text, or overlapping the next edit
+    limit = e.begin;
+  }
+  // Byte offsets to document positions (UTF-16 code units, as QTextCursor counts them).
+  auto position = [&](quint32 byte) {
+    return int(QString::fromUtf8(utf8.constData(), qsizetype(byte)).size());
+  };
+  QTextCursor c(document());
+  c.beginEditBlock(); // one undo step for all of them
+  for (const views::TextReplacement& e : sorted) {
+    c.setPosition(position(e.begin));
+    c.setPosition(position(e.end), QTextCursor::KeepAnchor);
+    c.insertText(e.text);
+  }
+  c.endEditBlock();
+  // The cursor after the first edit, so the user sees what changed.
+  QTextCursor at(document());
+  at.setPosition(position(sorted.last().begin) + int(sorted.last().text.size()));
+  setTextCursor(at);
+  centerCursor();
+  return true;
 }
 
 int CodeEditor::cursorLine() const {

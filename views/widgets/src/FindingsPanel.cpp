@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/FindingsPanel.h"
 
+#include "cake/views/Actionable.h"
 #include "cake/views/FindingsExport.h"
 #include "cake/views/FindingsModel.h"
 #include "cake/views/SelectionModel.h"
@@ -139,6 +140,10 @@ FindingsPanel::FindingsPanel(views::SelectionModel* selection, QWidget* parent)
   m_detail->setOpenLinks(false);
   m_detail->setPlaceholderText(tr("Select a finding to see its notes, fix and rule."));
   connect(m_detail, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+    if (url.scheme() == QLatin1String("apply")) {
+      Q_EMIT applyFixRequested(url.path().toInt());
+      return;
+    }
     // Note locations are links "loc:?path=...&line=..&column=.."
     QUrlQuery q(url);
     Q_EMIT locationActivated(q.queryItemValue(QStringLiteral("path")),
@@ -336,8 +341,15 @@ void FindingsPanel::showDetail(int finding) {
     }
     html += QStringLiteral("</ul>");
   }
-  if (!f->fix.isEmpty())
-    html += QStringLiteral("<p><b>Fix:</b> %1</p>").arg(esc(f->fix));
+  if (!f->fix.isEmpty()) {
+    // A fix that carries its edit can be applied (through the editor's undo stack).
+    bool applicable =
+        m_model->snapshot() && !views::fixReplacements(*m_model->snapshot(), finding).isEmpty();
+    html += QStringLiteral("<p><b>Fix:</b> %1%2</p>")
+                .arg(esc(f->fix),
+                     applicable ? QStringLiteral(" <a href=\"apply:%1\">Apply</a>").arg(finding)
+                                : QString());
+  }
   // Qt's default link blue is unreadable on a dark base: pick the link colour per palette.
   bool dark = m_detail->palette().color(QPalette::Base).lightness() < 128;
   m_detail->document()->setDefaultStyleSheet(
@@ -356,9 +368,12 @@ QString FindingsPanel::explainCurrent() {
     return {};
   QString text = views::explainCode(*m_compiler, f->code);
   showDetail(finding);
+  // Prose in the UI font, wrapped to the pane; only the examples are code (B15).
+  QString html = views::explainHtml(*m_compiler, f->code);
   if (text.isEmpty())
     text = tr("no rule documents '%1'").arg(f->code);
-  m_detail->append(QStringLiteral("<hr/><pre>%1</pre>").arg(text.toHtmlEscaped()));
+  m_detail->append(QStringLiteral("<hr/>") +
+                   (html.isEmpty() ? QStringLiteral("<p>%1</p>").arg(text.toHtmlEscaped()) : html));
   return text;
 }
 

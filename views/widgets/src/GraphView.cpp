@@ -4,6 +4,7 @@
 #include "cake/widgets/GraphView.h"
 
 #include "cake/widgets/ElidedLabel.h"
+#include "cake/views/ViewPalette.h"
 
 #include <QApplication>
 #include <QFile>
@@ -59,29 +60,35 @@ QFont clusterFont(bool role) {
   return f;
 }
 
-QColor edgeColor(const views::GraphEdge& e) {
+/// The palette the items of a scene paint with (the view keeps the scene's palette its own).
+const views::ViewPalette& paletteOf(const QGraphicsItem* item) {
+  return views::ViewPalette::forPalette(item && item->scene() ? item->scene()->palette()
+                                                              : QGuiApplication::palette());
+}
+
+QColor edgeColor(const views::GraphEdge& e, const views::ViewPalette& pal) {
   switch (e.kind) {
   case views::EdgeKind::Order:
-    return QColor(0xa9, 0xb1, 0xbd);
+    return pal.edgeOrder;
   case views::EdgeKind::Data:
-    return QColor(0x2f, 0x6d, 0xb5);
+    return pal.edgeData;
   case views::EdgeKind::Rendezvous:
-    return QColor(0x7a, 0x4f, 0xbf);
+    return pal.edgeRendezvous;
   case views::EdgeKind::Sync:
     switch (e.mechanism) {
     case views::SyncMechanism::CompleteTx:
-      return QColor(0x0e, 0x85, 0x78);
+      return pal.syncTx;
     case views::SyncMechanism::Commit:
-      return QColor(0xa0, 0x3c, 0xb0);
+      return pal.syncCommit;
     default:
-      return QColor(0xd3, 0x6b, 0x12);
+      return pal.syncOther;
     }
   }
-  return Qt::black;
+  return pal.text;
 }
 
-QPen edgePen(const views::GraphEdge& e, bool highlighted) {
-  QPen pen(edgeColor(e));
+QPen edgePen(const views::GraphEdge& e, bool highlighted, const views::ViewPalette& pal) {
+  QPen pen(edgeColor(e, pal));
   pen.setCosmetic(false);
   pen.setCapStyle(Qt::RoundCap);
   switch (e.kind) {
@@ -111,14 +118,14 @@ double lod(const QStyleOptionGraphicsItem* option, QPainter* painter) {
 
 } // namespace
 
-static QColor diffColor(views::DiffMark mark) {
+static QColor diffColor(views::DiffMark mark, const views::ViewPalette& pal) {
   switch (mark) {
   case views::DiffMark::Added:
-    return QColor(0x1e, 0x8e, 0x3e);
+    return pal.added;
   case views::DiffMark::Removed:
-    return QColor(0xc5, 0x22, 0x1f);
+    return pal.removed;
   case views::DiffMark::Changed:
-    return QColor(0xd9, 0x82, 0x00);
+    return pal.changed;
   case views::DiffMark::None:
     break;
   }
@@ -126,12 +133,8 @@ static QColor diffColor(views::DiffMark mark) {
 }
 
 QColor GraphView::roleColor(int role) {
-  static const QColor palette[] = {QColor(0xdc, 0xec, 0xfb), QColor(0xec, 0xe3, 0xf7),
-                                   QColor(0xdf, 0xf2, 0xe1), QColor(0xfd, 0xec, 0xd9),
-                                   QColor(0xfb, 0xe0, 0xea), QColor(0xd9, 0xf3, 0xf4)};
-  return role < 0 ? QColor(0xee, 0xee, 0xee) : palette[role % 6];
+  return views::ViewPalette::forPalette(QGuiApplication::palette()).role(role);
 }
-
 
 // ------------------------------------------------------------------------------------- items
 
@@ -165,12 +168,13 @@ public:
     QRectF r(QPointF(0, 0), m_size);
     double detail = lod(option, p);
     p->setRenderHint(QPainter::Antialiasing, detail > 0.3);
-    QColor fill = m_match ? QColor(0xff, 0xf0, 0x9e) : GraphView::roleColor(m_node.role);
+    const views::ViewPalette& pal = paletteOf(this);
+    QColor fill = m_match ? pal.match : pal.role(m_node.role);
     if (m_selected)
-      fill = QColor(0xc9, 0xde, 0xff);
-    QPen border(QColor(0x7d, 0x8a, 0x9c), 1.0);
+      fill = pal.selectionFill;
+    QPen border(pal.border, 1.0);
     if (m_node.severity >= 0)
-      border = QPen(views::severityColor(m_node.severity), 2.2);
+      border = QPen(pal.severity(m_node.severity), 2.2);
     if (m_node.collapsedOps > 0)
       border.setStyle(Qt::DashLine);
     p->setPen(border);
@@ -178,12 +182,12 @@ public:
     p->drawRoundedRect(r, 5, 5);
     if (m_node.collapsedOps > 0) {
       p->setPen(Qt::NoPen);
-      p->setBrush(QBrush(QColor(0, 0, 0, 18), Qt::BDiagPattern));
+      p->setBrush(QBrush(pal.hatch, Qt::BDiagPattern));
       p->drawRoundedRect(r, 5, 5);
     }
     if (auto mark = views::DiffMark(m_owner->diffMark(m_node.op)); mark != views::DiffMark::None) {
       // Compare view: an outline and a tag in the mark's colour.
-      QColor c = diffColor(mark);
+      QColor c = diffColor(mark, pal);
       p->setBrush(Qt::NoBrush);
       p->setPen(QPen(c, 3.0));
       p->drawRoundedRect(r.adjusted(-2, -2, 2, 2), 6, 6);
@@ -191,7 +195,7 @@ public:
       p->setPen(Qt::NoPen);
       p->setBrush(c);
       p->drawEllipse(tag);
-      p->setPen(Qt::white);
+      p->setPen(pal.onAccent);
       QFont bf = labelFont();
       bf.setBold(true);
       bf.setPixelSize(11);
@@ -203,12 +207,12 @@ public:
     }
     if (m_selected || m_currentMatch) {
       p->setBrush(Qt::NoBrush);
-      p->setPen(QPen(m_selected ? QColor(0x1f, 0x5f, 0xbf) : QColor(0xe0, 0x8a, 0x00), 2.6));
+      p->setPen(QPen(m_selected ? pal.selection : pal.currentMatch, 2.6));
       p->drawRoundedRect(r.adjusted(-3, -3, 3, 3), 7, 7);
     }
     if (detail < 0.42)
       return;
-    p->setPen(QColor(0x1d, 0x23, 0x2b));
+    p->setPen(pal.text);
     QFont tf = titleFont();
     p->setFont(tf);
     QFontMetrics tm(tf);
@@ -219,33 +223,33 @@ public:
                                   (m_owner->costShare(m_node.op) >= 0.01 ? 36 : 0))));
     QFont df = detailFont();
     p->setFont(df);
-    p->setPen(QColor(0x45, 0x4f, 0x5c));
+    p->setPen(pal.mutedText);
     QFontMetrics dm(df);
     p->drawText(QRectF(textRect.left(), textRect.top() + 16, textRect.width(), 14), Qt::AlignLeft | Qt::AlignVCenter,
                 dm.elidedText(m_node.detail, Qt::ElideRight, int(textRect.width())));
     if (m_node.findings > 0) {
       QRectF badge(r.right() - 7, r.top() - 7, 15, 15);
-      p->setPen(QPen(Qt::white, 1.2));
-      p->setBrush(views::severityColor(m_node.severity));
+      p->setPen(QPen(pal.canvas, 1.2));
+      p->setBrush(pal.severity(m_node.severity));
       p->drawEllipse(badge);
       QFont bf = labelFont();
       bf.setBold(true);
       bf.setPixelSize(9);
       p->setFont(bf);
-      p->setPen(Qt::white);
+      p->setPen(pal.onAccent);
       p->drawText(badge, Qt::AlignCenter, QString::number(std::min(m_node.findings, 9)));
     }
     if (double share = m_owner->costShare(m_node.op); share >= 0.01) {
       // Cost overlay: a bar along the bottom edge and the percentage at the top right (for
       // operations of at least 1% of the predicted time).
-      QColor c(0xe0, 0x6c, 0x10);
+      QColor c = pal.cost;
       p->setPen(Qt::NoPen);
       p->setBrush(c);
       p->drawRect(QRectF(r.left() + 4, r.bottom() - 3, (r.width() - 8) * std::min(1.0, share), 2));
       QFont sf = labelFont();
       sf.setBold(true);
       p->setFont(sf);
-      p->setPen(c.darker(130));
+      p->setPen(pal.dark ? c : c.darker(130));
       p->drawText(QRectF(r.right() - 44, r.top() + 3, 36, 14), Qt::AlignRight | Qt::AlignVCenter,
                   QStringLiteral("%1%").arg(int(std::lround(share * 100))));
     }
@@ -337,9 +341,10 @@ public:
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
     double detail = lod(option, p);
     p->setRenderHint(QPainter::Antialiasing, detail > 0.3);
-    QPen pen = edgePen(m_edge, m_highlighted);
+    const views::ViewPalette& pal = paletteOf(this);
+    QPen pen = edgePen(m_edge, m_highlighted, pal);
     if (m_highlighted && m_edge.kind == views::EdgeKind::Order)
-      pen.setColor(QColor(0x55, 0x5f, 0x6d));
+      pen.setColor(pal.mutedText);
     if (m_diffColor.isValid()) {
       // An edge of this side only (Compare view).
       pen.setColor(m_diffColor);
@@ -354,10 +359,10 @@ public:
       p->drawPolygon(m_arrow);
     }
     if (m_labelVisible && detail > 0.3) {
-      p->setPen(QPen(pen.color().lighter(150), 0.8));
-      p->setBrush(QColor(255, 255, 255, 235));
+      p->setPen(QPen(pal.dark ? pen.color().darker(150) : pen.color().lighter(150), 0.8));
+      p->setBrush(pal.plate);
       p->drawRoundedRect(m_labelRect, 3, 3);
-      p->setPen(pen.color().darker(125));
+      p->setPen(pal.dark ? pen.color().lighter(125) : pen.color().darker(125));
       QFont f = labelFont();
       f.setBold(m_highlighted);
       p->setFont(f);
@@ -391,28 +396,29 @@ public:
     double detail = lod(option, p);
     p->setRenderHint(QPainter::Antialiasing, detail > 0.3);
     bool role = m_cluster.kind == views::ClusterKind::Role;
-    QColor base = GraphView::roleColor(m_cluster.role);
+    const views::ViewPalette& pal = paletteOf(this);
+    QColor base = pal.role(m_cluster.role);
     if (role) {
-      p->setPen(QPen(base.darker(135), 1.4));
-      p->setBrush(base.lighter(112));
+      p->setPen(QPen(pal.dark ? base.lighter(160) : base.darker(135), 1.4));
+      p->setBrush(pal.dark ? base.darker(125) : base.lighter(112));
     } else {
-      QPen pen(QColor(0xa8, 0x9f, 0x80), 1.1, Qt::DashLine);
+      QPen pen(pal.nestedBorder, 1.1, Qt::DashLine);
       p->setPen(pen);
-      p->setBrush(m_depth % 2 ? QColor(0xff, 0xfd, 0xf3) : QColor(0xfa, 0xf6, 0xe6));
+      p->setBrush(pal.nested[m_depth % 2]);
     }
     p->drawRoundedRect(m_box, role ? 10 : 7, role ? 10 : 7);
     if (detail < 0.4)
       return;
     QFont f = clusterFont(role);
     p->setFont(f);
-    p->setPen(role ? base.darker(260) : QColor(0x6e, 0x63, 0x3a));
+    p->setPen(role ? pal.roleText(m_cluster.role) : pal.nestedText);
     QFontMetrics fm(f);
     QRectF text(m_box.left() + 9, m_box.top() + 4, m_box.width() - 34, 16);
     p->drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
                 fm.elidedText(m_cluster.label, Qt::ElideRight, int(text.width())));
     QRectF t = toggleRect();
-    p->setPen(QPen(QColor(0x80, 0x88, 0x94), 1));
-    p->setBrush(Qt::white);
+    p->setPen(QPen(pal.border, 1));
+    p->setBrush(pal.canvas);
     p->drawRoundedRect(t, 2, 2);
     p->drawLine(QPointF(t.left() + 3.5, t.center().y()), QPointF(t.right() - 3.5, t.center().y()));
   }
@@ -448,7 +454,7 @@ public:
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
     setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
-    setBackgroundBrush(QColor(0xfb, 0xfc, 0xfe));
+    setBackgroundBrush(views::ViewPalette::forPalette(palette()).canvas);
     setFocusPolicy(Qt::StrongFocus);
     setFrameShape(QFrame::NoFrame);
   }
@@ -574,14 +580,17 @@ protected:
   }
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
-    p.fillRect(rect(), QColor(255, 255, 255, 235));
-    p.setPen(QColor(0xb4, 0xbc, 0xc8));
+    const views::ViewPalette& pal = views::ViewPalette::forPalette(palette());
+    p.fillRect(rect(), pal.plate);
+    p.setPen(pal.headerEdge);
     p.drawRect(rect().adjusted(0, 0, -1, -1));
     p.drawImage(QPointF(2, 2), m_image);
     QRectF visible = m_canvas->mapToScene(m_canvas->viewport()->rect()).boundingRect();
     QRectF frame = toMap(visible).intersected(QRectF(rect()).adjusted(1, 1, -1, -1));
-    p.setPen(QPen(QColor(0x1f, 0x5f, 0xbf), 1.5));
-    p.setBrush(QColor(0x1f, 0x5f, 0xbf, 30));
+    QColor sel = pal.selection;
+    p.setPen(QPen(sel, 1.5));
+    sel.setAlpha(30);
+    p.setBrush(sel);
     p.drawRect(frame);
   }
   void mousePressEvent(QMouseEvent* e) override { m_canvas->centerOn(toScene(e->position())); }
@@ -609,8 +618,9 @@ protected:
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
-    p.setPen(QColor(0xcc, 0xd2, 0xdb));
-    p.setBrush(QColor(255, 255, 255, 230));
+    const views::ViewPalette& pal = views::ViewPalette::forPalette(palette());
+    p.setPen(pal.headerEdge);
+    p.setBrush(pal.plate);
     p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
     QFont f = labelFont();
     p.setFont(f);
@@ -630,24 +640,24 @@ protected:
       views::GraphEdge e;
       e.kind = r.kind;
       e.mechanism = r.mech;
-      p.setPen(edgePen(e, false));
+      p.setPen(edgePen(e, false, pal));
       p.drawLine(QPointF(10, y), QPointF(42, y));
-      p.setPen(QColor(0x33, 0x3a, 0x44));
+      p.setPen(pal.text);
       p.drawText(QRectF(50, y - 8, 124, 16), Qt::AlignLeft | Qt::AlignVCenter, QString::fromLatin1(r.text));
       y += 16;
     }
     for (int s = 0; s < 3; ++s) {
-      p.setPen(QPen(views::severityColor(s), 2));
-      p.setBrush(Qt::white);
+      p.setPen(QPen(pal.severity(s), 2));
+      p.setBrush(pal.canvas);
       p.drawRoundedRect(QRectF(10 + s * 12, y - 5, 9, 10), 2, 2);
     }
-    p.setPen(QColor(0x33, 0x3a, 0x44));
+    p.setPen(pal.text);
     p.drawText(QRectF(50, y - 8, 124, 16), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("finding on op"));
     y += 16;
-    p.setPen(QPen(QColor(0x7d, 0x8a, 0x9c), 1, Qt::DashLine));
-    p.setBrush(QBrush(QColor(0, 0, 0, 30), Qt::BDiagPattern));
+    p.setPen(QPen(pal.border, 1, Qt::DashLine));
+    p.setBrush(QBrush(pal.hatch, Qt::BDiagPattern));
     p.drawRoundedRect(QRectF(10, y - 5, 32, 10), 2, 2);
-    p.setPen(QColor(0x33, 0x3a, 0x44));
+    p.setPen(pal.text);
     p.drawText(QRectF(50, y - 8, 124, 16), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("collapsed cluster"));
   }
 };
@@ -662,6 +672,7 @@ GraphView::GraphView(views::SelectionModel* selection, QWidget* parent)
   m_canvas->minimap = m_minimap;
   m_legend = new GraphLegend(m_canvas);
   m_minimap->hide();
+  m_scene->setPalette(palette());
 
   // A tool bar, not a row layout: in a narrow dock the buttons that do not fit go behind its
   // "»" extension instead of widening the view (B5/B6).
@@ -903,7 +914,7 @@ void GraphView::buildScene() {
   for (int e = 0; e < g.edges.size() && e < l.edges.size(); ++e) {
     QColor diff;
     if (!m_diffEdges.isEmpty() && m_diffEdges.contains(views::edgeDiffKey(g, g.edges[e])))
-      diff = diffColor(m_edgeMark);
+      diff = diffColor(m_edgeMark, views::ViewPalette::forPalette(palette()));
     auto* item = new EdgeItem(g.edges[e], l.edges[e], diff);
     m_scene->addItem(item);
     m_edgeItems << item;
@@ -986,7 +997,8 @@ void GraphView::buildScene() {
   if (size.height() < 24)
     size.setHeight(24);
   QImage image(size.toSize().expandedTo(QSize(8, 8)), QImage::Format_ARGB32_Premultiplied);
-  image.fill(QColor(0xfb, 0xfc, 0xfe));
+  const views::ViewPalette& pal = views::ViewPalette::forPalette(palette());
+  image.fill(pal.canvas);
   {
     // Drawn from the layout's geometry (boxes and edge polylines, no text): a scene render of
     // thousands of items would hold the GUI thread for tens of milliseconds.
@@ -995,7 +1007,7 @@ void GraphView::buildScene() {
     p.scale(image.width() / sr.width(), image.height() / sr.height());
     p.translate(-sr.topLeft());
     p.setBrush(Qt::NoBrush);
-    p.setPen(QPen(QColor(0xa0, 0xa8, 0xb4), 0));
+    p.setPen(QPen(pal.border, 0));
     for (const views::ClusterGeometry& c : l.clusters)
       if (!c.box.isNull())
         p.drawRect(c.box);
@@ -1003,12 +1015,12 @@ void GraphView::buildScene() {
       const QVector<QPointF>& q = l.edges[e].points;
       if (q.size() < 2)
         continue;
-      p.setPen(QPen(edgeColor(g.edges[e]), 0));
+      p.setPen(QPen(edgeColor(g.edges[e], pal), 0));
       p.drawLine(q.first(), q.last());
     }
-    p.setPen(QPen(QColor(0x7d, 0x8a, 0x9c), 0));
+    p.setPen(QPen(pal.border, 0));
     for (int n = 0; n < g.nodes.size() && n < l.nodes.size(); ++n) {
-      p.setBrush(roleColor(g.nodes[n].role));
+      p.setBrush(pal.role(g.nodes[n].role));
       p.drawRect(l.nodes[n].rect());
     }
   }
@@ -1077,6 +1089,21 @@ void GraphView::placeOverlays() {
   m_minimap->move(vp.right() - m_minimap->width() - 8, vp.bottom() - m_minimap->height() - 8);
   m_legend->raise();
   m_minimap->raise();
+}
+
+QColor GraphView::canvasColor() const {
+  return m_canvas->backgroundBrush().color();
+}
+
+void GraphView::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) {
+    // The items paint with the scene's palette; the minimap picture is re-rendered with the
+    // next layout, the legend and canvas at once.
+    m_scene->setPalette(palette());
+    m_canvas->setBackgroundBrush(views::ViewPalette::forPalette(palette()).canvas);
+    m_scene->update();
+  }
+  QWidget::changeEvent(event);
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
@@ -1281,7 +1308,7 @@ bool GraphView::exportSvg(const QString& path, QString* error) const {
       *error = tr("cannot write '%1'").arg(path);
     return false;
   }
-  p.fillRect(QRectF(QPointF(0, 0), r.size()), Qt::white);
+  p.fillRect(QRectF(QPointF(0, 0), r.size()), canvasColor());
   m_scene->render(&p, QRectF(QPointF(0, 0), r.size()), r);
   p.end();
   return QFile::exists(path);
@@ -1297,7 +1324,7 @@ bool GraphView::exportPng(const QString& path, QString* error) const {
   // Twice the scene resolution, bounded so that huge graphs still fit in memory.
   double s = std::min(2.0, std::sqrt(120e6 / std::max(1.0, r.width() * r.height())));
   QImage image((r.size() * s).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
-  image.fill(Qt::white);
+  image.fill(canvasColor());
   {
     QPainter p(&image);
     p.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);

@@ -4,6 +4,7 @@
 
 #include "cake/views/CakeHighlighter.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
 #include <QFontDatabase>
@@ -52,7 +53,9 @@ LoweredCodeView::LoweredCodeView(views::SelectionModel* selection, QWidget* pare
     : QWidget(parent), m_selection(selection), m_selector(new QComboBox(this)),
       m_showCuda(new QPushButton(tr("Show CUDA C++ instead"), this)), m_status(new QLabel(this)),
       m_source(codePane(this, QStringLiteral("loweredSourcePane"))),
-      m_code(codePane(this, QStringLiteral("loweredCodePane"))), m_resources(new QLabel(this)) {
+      m_code(codePane(this, QStringLiteral("loweredCodePane"))), m_resources(new QLabel(this)),
+      m_hideLoc(new QCheckBox(tr("hide .loc"), this)),
+      m_hideAsm(new QCheckBox(tr("hide inline-asm markers"), this)) {
   setObjectName(QStringLiteral("loweredCodeView"));
   m_selector->setObjectName(QStringLiteral("loweredEmitSelector"));
   for (views::LoweredEmit e :
@@ -73,7 +76,21 @@ LoweredCodeView::LoweredCodeView(views::SelectionModel* selection, QWidget* pare
   bar->addWidget(new QLabel(tr("Lowered to:"), this));
   bar->addWidget(m_selector);
   bar->addWidget(m_showCuda);
+  bar->addWidget(m_hideLoc);
+  bar->addWidget(m_hideAsm);
   bar->addWidget(m_status, 1);
+  m_hideLoc->setObjectName(QStringLiteral("hideLocFilter"));
+  m_hideLoc->setToolTip(tr("PTX: hide the .loc line-info directives (the IR links stay)"));
+  m_hideAsm->setObjectName(QStringLiteral("hideAsmMarkersFilter"));
+  m_hideAsm->setToolTip(tr("PTX: hide the '// begin inline asm' / '// end inline asm' comments"));
+  auto filterChanged = [this] {
+    views::LoweredFilter f;
+    f.hideLoc = m_hideLoc->isChecked();
+    f.hideAsmMarkers = m_hideAsm->isChecked();
+    setFilter(f);
+  };
+  connect(m_hideLoc, &QCheckBox::toggled, this, filterChanged);
+  connect(m_hideAsm, &QCheckBox::toggled, this, filterChanged);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(m_source);
   split->addWidget(m_code);
@@ -90,6 +107,8 @@ LoweredCodeView::LoweredCodeView(views::SelectionModel* selection, QWidget* pare
     if (e == m_emit)
       return;
     m_emit = e;
+    m_hideLoc->setVisible(m_emit == views::LoweredEmit::Ptx);
+    m_hideAsm->setVisible(m_emit == views::LoweredEmit::Ptx);
     if (m_check)
       Q_EMIT emitRequested(m_emit);
     showMessage(m_check ? tr("lowering to %1…").arg(views::loweredEmitName(m_emit))
@@ -99,7 +118,7 @@ LoweredCodeView::LoweredCodeView(views::SelectionModel* selection, QWidget* pare
           [this] { setEmitKind(views::LoweredEmit::Cuda); });
   connect(m_code, &QPlainTextEdit::cursorPositionChanged, this, [this] {
     if (!m_internal)
-      activateLoweredLine(m_code->textCursor().blockNumber() + 1);
+      activateLoweredLine(m_shown.originalLine(m_code->textCursor().blockNumber() + 1));
   });
   connect(m_source, &QPlainTextEdit::cursorPositionChanged, this, [this] {
     if (m_internal)
@@ -142,6 +161,7 @@ void LoweredCodeView::setCheck(const views::CheckSnapshotPtr& snapshot) {
 }
 
 void LoweredCodeView::showMessage(const QString& text) {
+  m_shown = {};
   m_status->setText(text);
   m_internal = true;
   m_code->setLineWrapMode(QPlainTextEdit::WidgetWidth); // a message, not code
@@ -157,7 +177,7 @@ void LoweredCodeView::setLowered(const views::LowerSnapshotPtr& lowered) {
   m_internal = true;
   m_code->setLineWrapMode(lowered->ok ? QPlainTextEdit::NoWrap : QPlainTextEdit::WidgetWidth);
   if (lowered->ok) {
-    m_code->setPlainText(lowered->text);
+    showCode();
     m_status->setText(tr("%1 of %2 for %3: %4 lines, %5 mapped to the IR (lowered in %6 ms)")
                           .arg(views::loweredEmitName(lowered->kind),
                                QString::fromStdString(lowered->check->result.model.name),
@@ -166,6 +186,7 @@ void LoweredCodeView::setLowered(const views::LowerSnapshotPtr& lowered) {
                           .arg(lowered->lines.mappedLines())
                           .arg(lowered->elapsedMs));
   } else {
+    m_shown = {};
     m_code->setPlainText(lowered->unavailable);
     m_status->setText(lowered->cudaOffered
                           ? tr("%1: no LLVM path for %2 — the CUDA export works")
@@ -176,6 +197,33 @@ void LoweredCodeView::setLowered(const views::LowerSnapshotPtr& lowered) {
   m_showCuda->setVisible(lowered->cudaOffered);
   renderResources();
   highlight(m_selection->sourceOf(m_selection->current()).line, false, true);
+}
+
+void LoweredCodeView::showCode() {
+  bool ptx = m_lowered && m_lowered->ok && m_lowered->kind == views::LoweredEmit::Ptx;
+  m_shown = views::filterLowered(m_lowered && m_lowered->ok ? m_lowered->text : QString(),
+                                 ptx ? m_filter : views::LoweredFilter{});
+  bool internal = m_internal;
+  m_internal = true;
+  m_code->setPlainText(m_shown.text);
+  m_internal = internal;
+}
+
+void LoweredCodeView::setFilter(const views::LoweredFilter& filter) {
+  m_filter = filter;
+  {
+    const QSignalBlocker a(m_hideLoc), b(m_hideAsm);
+    m_hideLoc->setChecked(filter.hideLoc);
+    m_hideAsm->setChecked(filter.hideAsmMarkers);
+  }
+  if (!m_lowered || !m_lowered->ok)
+    return;
+  showCode();
+  highlight(m_line, false, true);
+}
+
+int LoweredCodeView::shownLine(int loweredLine) const {
+  return m_shown.shownLine(loweredLine);
 }
 
 void LoweredCodeView::setPtxas(const views::PtxasSnapshotPtr& report) {
@@ -284,15 +332,19 @@ void LoweredCodeView::highlight(int sourceLine, bool scrollSource, bool scrollCo
   if (sourceLine > 0)
     src << lineSelection(m_source, sourceLine);
   QVector<int> lowered = highlightedLoweredLines();
+  QVector<int> shown;
   for (int l : lowered)
+    if (int s = m_shown.shownLine(l); s > 0)
+      shown << s;
+  for (int l : shown)
     code << lineSelection(m_code, l);
   m_source->setExtraSelections(src);
   m_code->setExtraSelections(code);
   m_internal = true;
   if (scrollSource && sourceLine > 0)
     scrollTo(m_source, sourceLine);
-  if (scrollCode && !lowered.isEmpty())
-    scrollTo(m_code, lowered.first());
+  if (scrollCode && !shown.isEmpty())
+    scrollTo(m_code, shown.first());
   m_internal = false;
 }
 

@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/MemoryLayoutView.h"
 
+#include "cake/views/ViewPalette.h"
+
 #include "cake/Verify/BankModel.h"
 
 #include <QComboBox>
@@ -28,24 +30,9 @@ QFont uiFont(int px, bool bold = false) {
   return f;
 }
 
-QColor bufferColor(int buffer) {
-  static const QColor palette[] = {QColor(0x8e, 0xb8, 0xe8), QColor(0xb5, 0x9c, 0xe3),
-                                   QColor(0x8f, 0xd1, 0xa8), QColor(0xf2, 0xb7, 0x7c),
-                                   QColor(0xe8, 0x9c, 0xb9), QColor(0x86, 0xcf, 0xd6),
-                                   QColor(0xd6, 0xc8, 0x7a), QColor(0xa9, 0xb8, 0xcc)};
-  return palette[std::max(0, buffer) % 8];
-}
-
-QColor chunkColor(int chunk) {
-  static const QColor palette[] = {QColor(0xdc, 0xea, 0xfb), QColor(0xfb, 0xe3, 0xd0),
-                                   QColor(0xdf, 0xf3, 0xe0), QColor(0xf1, 0xe2, 0xf8),
-                                   QColor(0xfd, 0xf3, 0xc8), QColor(0xd7, 0xf1, 0xf3),
-                                   QColor(0xf9, 0xdc, 0xe4), QColor(0xe6, 0xe8, 0xec)};
-  return palette[chunk & 7];
-}
-
-QColor loadColor(int n) {
-  return n <= 1 ? QColor(0x2e, 0x9b, 0x4f) : n == 2 ? QColor(0xe0, 0x8a, 0x00) : QColor(0xd0, 0x30, 0x30);
+/// The shared view palette in the variant of a widget's palette (B11).
+const views::ViewPalette& pal(const QWidget* w) {
+  return views::ViewPalette::forPalette(w->palette());
 }
 
 QString kib(qint64 bytes) {
@@ -104,10 +91,11 @@ public:
 protected:
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
-    p.fillRect(rect(), Qt::white);
+    const views::ViewPalette& vp = pal(this);
+    p.fillRect(rect(), vp.canvas);
     const views::MemoryMap* m = map();
     if (!m || m->rows.isEmpty()) {
-      p.setPen(QColor(0x6a, 0x73, 0x7d));
+      p.setPen(vp.mutedText);
       p.setFont(uiFont(12));
       p.drawText(rect().adjusted(12, 8, -12, -8), Qt::AlignLeft | Qt::AlignTop, tr("no kernel"));
       return;
@@ -120,10 +108,10 @@ protected:
     qint64 step = 1024;
     while (double(step) < minBytes)
       step *= 2;
-    p.setPen(QColor(0xe6, 0xe9, 0xee));
+    p.setPen(vp.headerEdge);
     for (qint64 b = 0; b <= g.span; b += step)
       p.drawLine(QPointF(g.xOf(b), kAxis), QPointF(g.xOf(b), g.rowTop(rows()) - g.rowGap));
-    p.setPen(QColor(0x55, 0x5e, 0x6a));
+    p.setPen(vp.mutedText);
     for (qint64 b = 0; b <= g.span; b += step) {
       double x = g.xOf(b);
       p.drawLine(QPointF(x, kAxis - 5), QPointF(x, kAxis));
@@ -134,12 +122,12 @@ protected:
       const views::MemoryRow& row = m->rows[r];
       double top = g.rowTop(r);
       if (row.buffer >= 0 && row.buffer == m_owner->m_buffer)
-        p.fillRect(QRectF(0, top - 2, width(), g.rowHeight + 4), QColor(0xe3, 0xee, 0xff));
-      p.setPen(QColor(0x1d, 0x23, 0x2b));
+        p.fillRect(QRectF(0, top - 2, width(), g.rowHeight + 4), vp.selectionFill);
+      p.setPen(vp.text);
       p.setFont(uiFont(11, true));
       QFontMetrics bold(uiFont(11, true));
       p.drawText(QRectF(8, top, kLabelColumn - 12, g.rowHeight), Qt::AlignLeft | Qt::AlignVCenter, row.label);
-      p.setPen(QColor(0x6a, 0x73, 0x7d));
+      p.setPen(vp.mutedText);
       p.setFont(uiFont(9));
       QFontMetrics small(uiFont(9));
       double x = 8 + bold.horizontalAdvance(row.label) + 6;
@@ -172,8 +160,8 @@ protected:
       QString text;
       switch (reg.kind) {
       case views::MemoryRegion::Kind::Buffer: {
-        p.setPen(QPen(Qt::white, 1));
-        p.setBrush(bufferColor(reg.buffer));
+        p.setPen(QPen(vp.canvas, 1));
+        p.setBrush(vp.buffer(reg.buffer));
         p.drawRect(r);
         text = reg.stage >= 0 ? (reg.row + 1 == m->rows.size() ? QStringLiteral("%1[%2]").arg(reg.name).arg(reg.stage)
                                                                : QStringLiteral("stage %1").arg(reg.stage))
@@ -181,16 +169,16 @@ protected:
         break;
       }
       case views::MemoryRegion::Kind::Barriers:
-        p.setPen(QPen(Qt::white, 1));
-        p.setBrush(QColor(0xd9, 0x8c, 0x1f));
+        p.setPen(QPen(vp.canvas, 1));
+        p.setBrush(vp.currentMatch);
         p.drawRect(r.adjusted(0, 0, std::max(0.0, 3 - r.width()), 0));
         text = QStringLiteral("mbarriers %1 B").arg(reg.bytes);
         break;
       case views::MemoryRegion::Kind::Free:
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(0xf1, 0xf3, 0xf6));
+        p.setBrush(vp.header);
         p.drawRect(r);
-        p.setBrush(QBrush(QColor(0xc6, 0xcc, 0xd5), Qt::BDiagPattern));
+        p.setBrush(QBrush(vp.border, Qt::BDiagPattern));
         p.drawRect(r);
         text = QStringLiteral("free %1").arg(kib(reg.bytes));
         break;
@@ -200,21 +188,21 @@ protected:
       bool clear = std::none_of(outsideLabels.begin(), outsideLabels.end(),
                                 [&](const QRectF& o) { return o.intersects(textRect); });
       if (fm.horizontalAdvance(text) + 8 < r.width() && (reg.kind != views::MemoryRegion::Kind::Free || clear)) {
-        p.setPen(reg.kind == views::MemoryRegion::Kind::Free ? QColor(0x6a, 0x73, 0x7d) : QColor(0x1d, 0x23, 0x2b));
+        p.setPen(reg.kind == views::MemoryRegion::Kind::Free ? vp.mutedText : vp.text);
         p.drawText(r, Qt::AlignCenter, text);
       } else if (reg.kind == views::MemoryRegion::Kind::Barriers) {
         // Too thin to hold its name: label it just right of the bar.
         QRectF box(r.right() + 4, r.top() + 3, fm.horizontalAdvance(text) + 8, r.height() - 6);
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(255, 255, 255, 235));
+        p.setBrush(vp.plate);
         p.drawRoundedRect(box, 2, 2);
-        p.setPen(QColor(0x9a, 0x5a, 0x00));
+        p.setPen((vp.dark ? vp.severity(1) : vp.severity(1).darker(130)));
         p.drawText(box, Qt::AlignCenter, text);
       }
     }
     // Overlaps: on both buffers' rows and on the CTA row.
     for (const views::MemoryOverlap& o : m->overlaps) {
-      QColor c = o.sanctioned ? QColor(0xe0, 0x9a, 0x00) : QColor(0xd0, 0x20, 0x20);
+      QColor c = o.sanctioned ? vp.severity(1) : vp.severity(0);
       for (int r = 0; r < m->rows.size(); ++r) {
         int b = m->rows[r].buffer;
         if (b != o.a && b != o.b && b != -1)
@@ -231,7 +219,7 @@ protected:
     double bottom = g.rowTop(rows()) - g.rowGap + 2;
     if (m->limit > 0) {
       double x = g.xOf(m->limit);
-      p.setPen(QPen(QColor(0xc0, 0x20, 0x20), 1.6, Qt::DashLine));
+      p.setPen(QPen(vp.severity(0), 1.6, Qt::DashLine));
       p.drawLine(QPointF(x, kAxis - 2), QPointF(x, bottom));
       QString text = tr("%1 limit %2 B").arg(m->target, grouped(m->limit));
       p.setFont(uiFont(10, true));
@@ -239,16 +227,16 @@ protected:
       double w = lm.horizontalAdvance(text) + 8;
       QRectF box(std::max(g.left, x - w - 3), g.rowTop(rows()) - g.rowGap + 4, w, 16);
       p.setPen(Qt::NoPen);
-      p.setBrush(QColor(255, 255, 255, 230));
+      p.setBrush(vp.plate);
       p.drawRect(box);
-      p.setPen(QColor(0xc0, 0x20, 0x20));
+      p.setPen(vp.severity(0));
       p.drawText(box, Qt::AlignCenter, text);
     }
     // Summary.
     double y = g.rowTop(rows()) - g.rowGap + 4;
     p.setFont(uiFont(10));
     bool over = m->limit > 0 && m->total > m->limit;
-    p.setPen(over ? QColor(0xc0, 0x20, 0x20) : QColor(0x33, 0x3a, 0x44));
+    p.setPen(over ? vp.severity(0) : vp.text);
     QString summary = tr("needs %1 B = buffers %2 B + mbarriers %3 B").arg(grouped(m->total), grouped(m->buffersEnd),
                                                                          grouped(m->barrierBytes));
     if (m->limit > 0)
@@ -262,17 +250,18 @@ protected:
   }
 
   void paintTmem(QPainter& p, const views::MemoryMap& m) {
+    const views::ViewPalette& vp = pal(this);
     double top = tmemTop() + 16;
     double left = kLabelColumn, w = std::max(60.0, width() - kLabelColumn - 16);
     qint64 cols = std::max<qint64>(m.tmemLimit, 1);
-    p.setPen(QColor(0x1d, 0x23, 0x2b));
+    p.setPen(vp.text);
     p.setFont(uiFont(11, true));
     p.drawText(QRectF(8, top, kLabelColumn - 12, 22), Qt::AlignLeft | Qt::AlignVCenter, tr("TMEM"));
     p.setFont(uiFont(9));
-    p.setPen(QColor(0x6a, 0x73, 0x7d));
+    p.setPen(vp.mutedText);
     p.drawText(QRectF(52, top, kLabelColumn - 56, 22), Qt::AlignLeft | Qt::AlignVCenter,
                tr("128 lanes × %1 columns").arg(cols));
-    p.setPen(QColor(0x55, 0x5e, 0x6a));
+    p.setPen(vp.mutedText);
     for (qint64 c = 0; c <= cols; c += 64) {
       double x = left + w * double(c) / double(cols);
       p.drawLine(QPointF(x, top - 4), QPointF(x, top));
@@ -281,15 +270,15 @@ protected:
       p.drawText(label, (c == cols ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter, QString::number(c));
     }
     p.setPen(Qt::NoPen);
-    p.setBrush(QColor(0xf1, 0xf3, 0xf6));
+    p.setBrush(vp.header);
     p.drawRect(QRectF(left, top, w, 22));
     for (const views::TmemRegion& t : m.tmem) {
       QRectF r(left + w * double(t.colBegin) / double(cols), top,
                std::max(2.0, w * double(t.colEnd - t.colBegin) / double(cols)), 22);
-      p.setPen(QPen(Qt::white, 1));
-      p.setBrush(bufferColor(t.buffer));
+      p.setPen(QPen(vp.canvas, 1));
+      p.setBrush(vp.buffer(t.buffer));
       p.drawRect(r);
-      p.setPen(QColor(0x1d, 0x23, 0x2b));
+      p.setPen(vp.text);
       p.drawText(r, Qt::AlignCenter, QFontMetrics(uiFont(9)).elidedText(t.name + QStringLiteral(" ") +
                  QStringLiteral("%1..%2").arg(t.colBegin).arg(t.colEnd), Qt::ElideRight, int(r.width() - 4)));
     }
@@ -380,16 +369,17 @@ public:
 protected:
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
-    p.fillRect(rect(), Qt::white);
+    const views::ViewPalette& vp = pal(this);
+    p.fillRect(rect(), vp.canvas);
     if (grid.rows == 0) {
-      p.setPen(QColor(0x6a, 0x73, 0x7d));
+      p.setPen(vp.mutedText);
       p.setFont(uiFont(11));
       p.drawText(rect().adjusted(10, 6, -10, -6), Qt::AlignLeft | Qt::AlignTop, tr("select a shared-memory buffer"));
       return;
     }
     p.setRenderHint(QPainter::Antialiasing);
     p.setFont(uiFont(11, true));
-    p.setPen(QColor(0x1d, 0x23, 0x2b));
+    p.setPen(vp.text);
     p.drawText(QRectF(8, 2, width() - 16, 16), Qt::AlignLeft | Qt::AlignVCenter, title);
     // Per-bank load of the access phase.
     double barTop = 22, barH = 22;
@@ -401,16 +391,16 @@ protected:
         int n = heat.wordsPerBank[b];
         double h = barH * double(n) / double(maxLoad);
         p.setPen(Qt::NoPen);
-        p.setBrush(loadColor(n));
+        p.setBrush(vp.conflict(n));
         p.drawRect(QRectF(x + 4, barTop + barH - h, kCellW - 8, h));
-        p.setPen(Qt::white);
+        p.setPen(vp.onAccent);
         if (h >= 11)
           p.drawText(QRectF(x + 4, barTop + barH - h, kCellW - 8, h), Qt::AlignCenter, QString::number(n));
       }
-      p.setPen(QColor(0x55, 0x5e, 0x6a));
+      p.setPen(vp.mutedText);
       p.drawText(QRectF(x, kTop - 16, kCellW, 14), Qt::AlignCenter, QString::number(b));
     }
-    p.setPen(QColor(0x6a, 0x73, 0x7d));
+    p.setPen(vp.mutedText);
     p.drawText(QRectF(4, barTop, kLeft - 8, barH), Qt::AlignRight | Qt::AlignVCenter, hasHeat ? tr("words") : QString());
     p.drawText(QRectF(4, kTop - 16, kLeft - 8, 14), Qt::AlignRight | Qt::AlignVCenter, tr("bank"));
     QSet<qint64> touched(heat.physicalWords.begin(), heat.physicalWords.end());
@@ -418,27 +408,27 @@ protected:
     p.setFont(cellFont);
     for (int r = 0; r < grid.rows; ++r) {
       double y = kTop + r * kCellH;
-      p.setPen(QColor(0x6a, 0x73, 0x7d));
+      p.setPen(vp.mutedText);
       p.drawText(QRectF(2, y, kLeft - 8, kCellH), Qt::AlignRight | Qt::AlignVCenter,
                  QStringLiteral("+%1").arg(grid.base - grid.bufferOffset + qint64(r) * 128));
       for (int b = 0; b < 32; ++b) {
         QRectF cell(kLeft + b * kCellW, y, kCellW, kCellH);
         qint64 logical = grid.logicalAt(r, b);
         if (logical < 0) {
-          p.fillRect(cell.adjusted(0.5, 0.5, -0.5, -0.5), QColor(0xf3, 0xf4, 0xf6));
+          p.fillRect(cell.adjusted(0.5, 0.5, -0.5, -0.5), vp.band[1]);
           continue;
         }
         int chunk = int((logical % 128) / 16);
-        p.fillRect(cell.adjusted(0.5, 0.5, -0.5, -0.5), chunkColor(chunk));
+        p.fillRect(cell.adjusted(0.5, 0.5, -0.5, -0.5), vp.chunk(chunk));
         qint64 inStage = logical % std::max<qint64>(stageBytes, 1);
         qint64 element = inStage / std::max<qint64>(elementBytes, 1);
         QString text = rowElements > 1 ? QStringLiteral("%1,%2").arg(element / rowElements).arg(element % rowElements)
                                        : QString::number(element);
-        p.setPen(QColor(0x3a, 0x42, 0x4d));
+        p.setPen(vp.text);
         p.drawText(cell, Qt::AlignCenter, text);
         qint64 physical = grid.base + qint64(r) * 128 + qint64(b) * 4;
         if (touched.contains(physical)) {
-          QColor c = loadColor(heat.wordsPerBank[b]);
+          QColor c = vp.conflict(heat.wordsPerBank[b]);
           p.setPen(QPen(c, 2.2));
           p.setBrush(QColor(c.red(), c.green(), c.blue(), 60));
           p.drawRect(cell.adjusted(1.5, 1.5, -1.5, -1.5));
@@ -448,11 +438,11 @@ protected:
     // The 16-byte chunk legend.
     double y = kTop + grid.rows * kCellH + 6;
     p.setFont(uiFont(9));
-    p.setPen(QColor(0x55, 0x5e, 0x6a));
+    p.setPen(vp.mutedText);
     p.drawText(QRectF(8, y, 200, 14), Qt::AlignLeft | Qt::AlignVCenter, tr("logical 16-byte chunk of its row:"));
     for (int c = 0; c < 8; ++c) {
       QRectF sw(210 + c * 34, y + 1, 30, 12);
-      p.fillRect(sw, chunkColor(c));
+      p.fillRect(sw, vp.chunk(c));
       p.drawText(sw, Qt::AlignCenter, QString::number(c));
     }
     p.drawText(QRectF(210 + 8 * 34 + 8, y, width(), 14), Qt::AlignLeft | Qt::AlignVCenter,

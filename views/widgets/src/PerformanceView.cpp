@@ -64,6 +64,8 @@ PerformanceView::PerformanceView(views::SelectionModel* selection, QWidget* pare
   connect(m_hints, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
     if (url.scheme() == QLatin1String("try") && m_cost && m_cost->estimate)
       Q_EMIT tryHint(m_cost, url.path().toInt());
+    if (url.scheme() == QLatin1String("apply") && m_cost && m_cost->estimate)
+      Q_EMIT applyHint(m_cost, url.path().toInt());
   });
   m_hints->setMinimumHeight(70);
   auto* right = m_right = new QSplitter(Qt::Vertical, this);
@@ -93,6 +95,9 @@ PerformanceView::PerformanceView(views::SelectionModel* selection, QWidget* pare
     if (m_cost && m_cost->data.ok && i >= 0 && i < m_cost->data.ops.size())
       m_selection->selectOp(m_cost->data.ops[i].op, -1, views::SelectionOrigin::Performance);
   });
+  // The selected operation, wherever it was picked, is marked on the per-operation chart (B7).
+  connect(m_selection, &views::SelectionModel::selectionChanged, this,
+          [this] { highlightSelectedOp(); });
   render();
 }
 
@@ -204,6 +209,17 @@ void PerformanceView::changeEvent(QEvent* event) {
   if (event->type() == QEvent::PaletteChange)
     render();
   QWidget::changeEvent(event);
+}
+
+void PerformanceView::highlightSelectedOp() {
+  int row = -1;
+  if (m_cost && m_cost->data.ok) {
+    const int op = m_selection->current().op;
+    for (int i = 0; op >= 0 && i < m_cost->data.ops.size(); ++i)
+      if (m_cost->data.ops[i].op == op)
+        row = i;
+  }
+  m_ops->setHighlightedCategory(row);
 }
 
 void PerformanceView::render() {
@@ -330,6 +346,7 @@ void PerformanceView::render() {
         {{tr("pipe busy"), kBusy, busy}, {tr("critical-role waiting it causes"), kWait, wait}},
         tr("µs"), tips);
   m_ops->setLegendVisible(!cats.isEmpty());
+  highlightSelectedOp();
   m_ops->replot();
   cats.clear();
   tips.clear();
@@ -360,8 +377,10 @@ void PerformanceView::render() {
                         !m_cost->estimate->hints[std::size_t(i)].edits.empty();
       html +=
           QStringLiteral("<li>%1%2</li>")
-              .arg(esc(d.hints[i]),
-                   mechanical ? QStringLiteral(" <a href=\"try:%1\">Try</a>").arg(i) : QString());
+              .arg(esc(d.hints[i]), mechanical ? QStringLiteral(" <a href=\"try:%1\">Try</a> · "
+                                                                "<a href=\"apply:%1\">Apply</a>")
+                                                     .arg(i)
+                                               : QString());
     }
     html += QStringLiteral("</ul>");
   }

@@ -38,10 +38,7 @@ Plot::Plot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
   connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetView(); });
   connect(m_plot, &QCustomPlot::plottableClick, this,
           [this](QCPAbstractPlottable* p, int dataIndex, QMouseEvent*) {
-            // Bar keys run n..1 top to bottom; data is sorted by key.
-            if (qobject_cast<QCPBars*>(p) && dataIndex >= 0 && dataIndex < m_categories)
-              Q_EMIT categoryClicked(m_categories - 1 - dataIndex);
-            // Point sets keep their order (setData without sorting would reorder by key), so
+            // (Bars are hit-tested as whole rows on mouse release, below.) Point sets keep their order (setData without sorting would reorder by key), so
             // the data index maps back through the stored permutation.
             auto* g = qobject_cast<QCPGraph*>(p);
             int handle = g ? m_pointSets.indexOf(g) : -1;
@@ -50,6 +47,17 @@ Plot::Plot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
           });
   // Point labels are placed once the axis rect's size is known, before drawing.
   connect(m_plot, &QCustomPlot::afterLayout, this, [this] { placeLabels(); });
+  // B7: QCustomPlot's own hit test found only the bottom series of a stacked bar; the row is
+  // hit-tested here as a whole (every segment, and the value label after it).
+  connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+    m_pressedCategory = e->button() == Qt::LeftButton ? categoryAt(e->position()) : -1;
+  });
+  connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+    int category = categoryAt(e->position());
+    if (e->button() == Qt::LeftButton && category >= 0 && category == m_pressedCategory)
+      Q_EMIT categoryClicked(category);
+    m_pressedCategory = -1;
+  });
   m_plot->setMouseTracking(true);
   connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
     if (m_toolTips.isEmpty())
@@ -80,6 +88,9 @@ void Plot::clear() {
   m_pointOrder.clear();
   m_labels.clear(); // clearItems() deleted them
   m_categoryNames.clear();
+  m_series.clear();
+  m_highlight = nullptr; // deleted with the items
+  m_highlighted = -1;
   m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   m_plot->xAxis->setScaleType(QCPAxis::stLinear);
@@ -281,6 +292,10 @@ void Plot::setBars(const QStringList& categories, const QVector<BarSeries>& seri
   m_categories = int(categories.size());
   m_categoryNames = categories;
   m_toolTips = toolTips;
+  m_series.clear();
+  for (const BarSeries& s : series)
+    m_series << s.values.mid(0, categories.size());
+  m_highlighted = -1;
   // Categories top to bottom: key i = n - i.
   int n = int(categories.size());
   auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
@@ -326,6 +341,84 @@ void Plot::setBars(const QStringList& categories, const QVector<BarSeries>& seri
               (totals[i] >= 100 ? QString::number(totals[i], 'f', 0)
                                 : QString::number(totals[i], 'g', 3)),
               textColour(this), Qt::AlignLeft | Qt::AlignVCenter);
+}
+
+QWidget* Plot::canvas() const {
+  return m_plot;
+}
+
+QRectF Plot::segmentRect(int category, int series) const {
+  if (category < 0 || category >= m_categories || series < 0 || series >= m_series.size())
+    return {};
+  double base = 0;
+  for (int s = 0; s < series; ++s)
+    base += m_series[s].value(category);
+  double v = m_series[series].value(category);
+  if (v <= 0)
+    return {};
+  double key = double(m_categories - category);
+  // Bars are horizontal: value on the x axis, key on the y axis (width 0.65 as drawn).
+  QPointF a(m_plot->xAxis->coordToPixel(base), m_plot->yAxis->coordToPixel(key + 0.325));
+  QPointF b(m_plot->xAxis->coordToPixel(base + v), m_plot->yAxis->coordToPixel(key - 0.325));
+  return QRectF(a, b).normalized();
+}
+
+int Plot::categoryAt(QPointF pos) const {
+  if (m_categories == 0 || !m_plot->axisRect()->rect().contains(pos.toPoint()))
+    return -1;
+  double key = m_plot->yAxis->pixelToCoord(pos.y());
+  int i = m_categories - int(std::lround(key));
+  if (i < 0 || i >= m_categories || std::abs(key - std::round(key)) > 0.4)
+    return -1;
+  double total = 0;
+  for (const QVector<double>& s : m_series)
+    total += std::max(0.0, s.value(i));
+  if (total <= 0)
+    return -1;
+  // The bar and its value label (about 6 characters) to the right of it.
+  double right = m_plot->xAxis->coordToPixel(total) +
+                 fontMetrics().horizontalAdvance(QStringLiteral("000000"));
+  double left = m_plot->xAxis->coordToPixel(0);
+  return pos.x() >= left - 2 && pos.x() <= right ? i : -1;
+}
+
+void Plot::setHighlightedCategory(int category) {
+  if (category >= m_categories)
+    category = -1;
+  if (category == m_highlighted)
+    return;
+  m_highlighted = category;
+  if (m_highlight) {
+    m_plot->removeItem(m_highlight);
+    m_highlight = nullptr;
+  }
+  // The tick label of the selected category in bold: the text ticker has no per-tick font, so
+  // the label is marked with a leading ▶.
+  if (auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(m_plot->yAxis->ticker())) {
+    ticker->clear();
+    for (int i = 0; i < m_categories; ++i)
+      ticker->addTick(double(m_categories - i),
+                      i == category ? QStringLiteral("▶ ") + m_categoryNames.value(i)
+                                    : m_categoryNames.value(i));
+  }
+  if (category >= 0) {
+    // A band behind the row, across the whole value range, under the bars.
+    m_highlight = new QCPItemRect(m_plot);
+    m_highlight->setLayer(QStringLiteral("background"));
+    m_highlight->setClipToAxisRect(true);
+    double key = double(m_categories - category);
+    m_highlight->topLeft->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_highlight->topLeft->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_highlight->bottomRight->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_highlight->bottomRight->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_highlight->topLeft->setCoords(0, key + 0.48);
+    m_highlight->bottomRight->setCoords(1, key - 0.48);
+    QColor band = palette().color(QPalette::Highlight);
+    m_highlight->setPen(QPen(band, 1.2));
+    band.setAlpha(50);
+    m_highlight->setBrush(band);
+  }
+  m_plot->replot();
 }
 
 void Plot::setLegendVisible(bool visible, int columns) {

@@ -15,7 +15,8 @@
 namespace cake::widgets {
 
 void paintBlockedWaits(QPainter& p, const views::TimelineGeometry& geo,
-                       const views::TimelineData& d, const QFont& bold, const QFont& plain) {
+                       const views::TimelineData& d, const QFont& bold, const QFont& plain,
+                       const views::ViewPalette& pal) {
   QFontMetrics fb(bold), fp(plain);
   for (const views::TimelineBlocked& b : d.blocked) {
     double x = std::max(geo.xOf(double(b.time)), geo.left - 2);
@@ -23,7 +24,7 @@ void paintBlockedWaits(QPainter& p, const views::TimelineGeometry& geo,
     if (x >= right)
       continue;
     QRectF bar(x, geo.laneTop(b.lane) + 2, right - x, geo.laneHeight - 4);
-    QColor c = b.rootCause ? views::severityColor(0) : QColor(0xb3, 0x5c, 0x00);
+    QColor c = b.rootCause ? pal.severity(0) : pal.syncOther;
     p.setPen(Qt::NoPen);
     p.setBrush(QColor(c.red(), c.green(), c.blue(), b.rootCause ? 40 : 22));
     p.drawRect(bar);
@@ -39,12 +40,12 @@ void paintBlockedWaits(QPainter& p, const views::TimelineGeometry& geo,
     for (int k = 0; k < 8; ++k)
       octagon << centre + QPointF(r * std::cos(M_PI / 8 + k * M_PI / 4),
                                   r * std::sin(M_PI / 8 + k * M_PI / 4));
-    p.setPen(QPen(b.rootCause ? QColor(Qt::white) : c, 1.5));
-    p.setBrush(b.rootCause ? c : QColor(Qt::white));
+    p.setPen(QPen(b.rootCause ? pal.onAccent : c, 1.5));
+    p.setBrush(b.rootCause ? c : pal.canvas);
     p.drawPolygon(octagon);
-    p.setPen(QPen(b.rootCause ? QColor(Qt::white) : c, 2.2));
+    p.setPen(QPen(b.rootCause ? pal.onAccent : c, 2.2));
     p.drawLine(centre - QPointF(r * 0.5, 0), centre + QPointF(r * 0.5, 0));
-    // Two lines on a white plate: what the role waits for, then the cause and iteration.
+    // Two lines on a plate: what the role waits for, then the cause and iteration.
     QRectF area = bar.adjusted(2 * r + 14, 3, -8, -3);
     if (area.width() < 40)
       continue;
@@ -58,14 +59,14 @@ void paintBlockedWaits(QPainter& p, const views::TimelineGeometry& geo,
     QRectF plate(area.left() - 4, area.center().y() - h / 2 - 1,
                  std::max(fb.horizontalAdvance(first), fp.horizontalAdvance(second)) + 8, h + 2);
     p.setPen(Qt::NoPen);
-    p.setBrush(QColor(255, 255, 255, 225));
+    p.setBrush(pal.plate);
     p.drawRoundedRect(plate, 3, 3);
-    p.setPen(c.darker(130));
+    p.setPen(pal.dark ? c.lighter(120) : c.darker(130));
     p.setFont(bold);
     p.drawText(QRectF(area.left(), plate.top() + 1, area.width(), fb.height()),
                Qt::AlignLeft | Qt::AlignVCenter, first);
     p.setFont(plain);
-    p.setPen(QColor(0x3a, 0x40, 0x48));
+    p.setPen(pal.text);
     p.drawText(QRectF(area.left(), plate.top() + 1 + fb.height(), area.width(), fp.height()),
                Qt::AlignLeft | Qt::AlignVCenter, second);
   }

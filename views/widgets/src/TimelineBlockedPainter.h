@@ -4,6 +4,7 @@
 
 #include "cake/views/TimelineData.h"
 #include "cake/views/TimelineGeometry.h"
+#include "cake/views/ViewPalette.h"
 
 #include <QFont>
 
@@ -15,6 +16,7 @@ namespace cake::widgets {
 /// the lane, a stop sign (filled on the root cause, hollow and dashed on a consequence), what
 /// it waits for and the finding that explains it.
 void paintBlockedWaits(QPainter& p, const views::TimelineGeometry& geo,
-                       const views::TimelineData& d, const QFont& bold, const QFont& plain);
+                       const views::TimelineData& d, const QFont& bold, const QFont& plain,
+                       const views::ViewPalette& pal);
 
 } // namespace cake::widgets

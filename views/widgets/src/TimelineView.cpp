@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/TimelineView.h"
 
+#include "cake/views/ViewPalette.h"
+
 #include "TimelineBlockedPainter.h"
 #include "cake/widgets/ElidedLabel.h"
 
@@ -33,33 +35,21 @@ constexpr double kAxis = 26;
 constexpr double kOverview = 14;
 constexpr qint64 kOpeningSteps = 44;
 
-QColor opColor(const QString& name) {
-  if (name.startsWith(QLatin1String("mbarrier.")))
-    return QColor(0xf3, 0xc1, 0x78);
-  if (name.startsWith(QLatin1String("tma.")) || name.startsWith(QLatin1String("bulk.")) ||
-      name.startsWith(QLatin1String("cp.async")))
-    return QColor(0x83, 0xd0, 0xc4);
-  if (name.startsWith(QLatin1String("wgmma.")) || name.startsWith(QLatin1String("tcgen05.")) ||
-      name.startsWith(QLatin1String("mma")))
-    return QColor(0xb9, 0xa2, 0xe8);
-  if (name.startsWith(QLatin1String("ld")) || name.startsWith(QLatin1String("st")))
-    return QColor(0x97, 0xbe, 0xec);
-  if (name.contains(QLatin1String("sync")) || name.startsWith(QLatin1String("fence")))
-    return QColor(0xc5, 0xcb, 0xd4);
-  return QColor(0xdb, 0xe1, 0xe9);
+/// The shared view palette in the variant of a widget's palette (B11).
+const views::ViewPalette& pal(const QWidget* w) {
+  return views::ViewPalette::forPalette(w->palette());
 }
 
-
-QColor markColor(views::TimelineMark::Kind k) {
+QColor markColor(views::TimelineMark::Kind k, const views::ViewPalette& pal) {
   switch (k) {
   case views::TimelineMark::Kind::CompleteTx:
-    return QColor(0x0e, 0x85, 0x78);
+    return pal.syncTx;
   case views::TimelineMark::Kind::Commit:
-    return QColor(0xa0, 0x3c, 0xb0);
+    return pal.syncCommit;
   case views::TimelineMark::Kind::PhaseDone:
-    return QColor(0x2e, 0x8b, 0x3e);
+    return pal.phaseDone;
   default:
-    return QColor(0xd3, 0x6b, 0x12);
+    return pal.syncOther;
   }
 }
 
@@ -168,10 +158,11 @@ protected:
   void paintEvent(QPaintEvent*) override {
     syncGeometry();
     QPainter p(this);
-    p.fillRect(rect(), Qt::white);
+    const views::ViewPalette& vp = pal(this);
+    p.fillRect(rect(), vp.canvas);
     const views::TimelineData* d = data();
     if (!d || d->lanes.isEmpty()) {
-      p.setPen(QColor(0x6a, 0x73, 0x7d));
+      p.setPen(vp.mutedText);
       p.setFont(uiFont(12));
       p.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
                  d && !d->note.isEmpty() ? d->note : tr("no kernel"));
@@ -182,7 +173,7 @@ protected:
     // Lane backgrounds.
     for (int l = 0; l < lanes; ++l) {
       QRectF band(0, geo.laneTop(l) - geo.laneGap / 2, width(), geo.laneHeight + geo.laneGap);
-      p.fillRect(band, l % 2 ? QColor(0xf6, 0xf8, 0xfb) : QColor(0xfd, 0xfd, 0xfe));
+      p.fillRect(band, vp.band[l % 2]);
     }
     QRectF timeArea(geo.left, 0, geo.width + 14, height());
     p.save();
@@ -207,24 +198,25 @@ protected:
           if (r.left() - lastX < 1.0)
             continue;
           lastX = r.left();
-          p.setPen(QPen(isOp ? opColor(blk.label).darker(130) : QColor(0xb8, 0xbf, 0xca), 1));
+          p.setPen(QPen(isOp ? vp.opFamily(blk.label).darker(130) : vp.border, 1));
           p.drawLine(QPointF(r.left(), r.top()), QPointF(r.left(), r.bottom()));
           continue;
         }
         if (isOp) {
-          p.setPen(QPen(opColor(blk.label).darker(140), 0.8));
-          p.setBrush(opColor(blk.label));
+          QColor fill = vp.opFamily(blk.label);
+          p.setPen(QPen(vp.dark ? fill.lighter(170) : fill.darker(140), 0.8));
+          p.setBrush(fill);
           p.drawRoundedRect(r, 2.5, 2.5);
         } else {
           p.setPen(Qt::NoPen);
-          p.setBrush(QColor(0xe6, 0xe9, 0xee));
+          p.setBrush(vp.header);
           p.drawRect(r);
-          p.setBrush(QBrush(QColor(0xa0, 0xa8, 0xb4), Qt::BDiagPattern));
+          p.setBrush(QBrush(vp.border, Qt::BDiagPattern));
           p.drawRect(r);
         }
         if (hl.contains(b)) {
           p.setBrush(Qt::NoBrush);
-          p.setPen(QPen(QColor(0x1f, 0x5f, 0xbf), b == selectedBlock ? 3 : 2));
+          p.setPen(QPen(vp.selection, b == selectedBlock ? 3 : 2));
           p.drawRoundedRect(r.adjusted(-1.5, -1.5, 1.5, 1.5), 3, 3);
         }
         if (r.width() > 24) {
@@ -235,7 +227,7 @@ protected:
             name = name.section(QLatin1Char('.'), 1);
           QString text = fm.elidedText(name, Qt::ElideRight, int(r.width() - 6));
           if (text.size() > 1) {
-            p.setPen(isOp ? QColor(0x1d, 0x23, 0x2b) : QColor(0x4a, 0x52, 0x5e));
+            p.setPen(isOp ? vp.text : vp.mutedText);
             p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignCenter, text);
           }
         }
@@ -243,7 +235,7 @@ protected:
     }
     paintMarks(p, *d);
     paintFlows(p, *d);
-    paintBlockedWaits(p, geo, *d, uiFont(10, true), uiFont(10));
+    paintBlockedWaits(p, geo, *d, uiFont(10, true), uiFont(10), vp);
     paintFindings(p, *d);
     p.restore();
     paintOverview(p, *d);
@@ -255,7 +247,8 @@ protected:
   void paintOverview(QPainter& p, const views::TimelineData& d) {
     double end = double(std::max<qint64>(d.endTime, 1));
     QRectF strip(geo.left, kAxis + 3, geo.width, kOverview);
-    p.fillRect(strip, QColor(0xee, 0xf1, 0xf5));
+    const views::ViewPalette& vp = pal(this);
+    p.fillRect(strip, vp.header);
     // Density of operation issues per pixel column.
     QVector<int> perColumn(int(geo.width) + 1, 0);
     for (const views::TimelineBlock& b : d.blocks)
@@ -269,32 +262,35 @@ protected:
     for (int c = 0; c < perColumn.size(); ++c)
       if (perColumn[c] > 0) {
         double h = (kOverview - 2) * std::min(1.0, 0.3 + double(perColumn[c]) / std::max(most, 1));
-        p.fillRect(QRectF(geo.left + c, strip.bottom() - h, 1, h), QColor(0x9a, 0xa9, 0xbd));
+        p.fillRect(QRectF(geo.left + c, strip.bottom() - h, 1, h), vp.border);
       }
     for (const views::TimelineFinding& f : d.findings) {
-      p.setBrush(views::severityColor(f.severity));
+      p.setBrush(vp.severity(f.severity));
       double x = overviewX(double(f.time), end);
       p.drawRect(QRectF(x - 1, strip.top(), 2.5, kOverview));
     }
     QRectF window(overviewX(std::max(geo.viewStart, 0.0), end), strip.top(),
                   std::max(3.0, overviewX(std::min(geo.viewEnd, end), end) - overviewX(std::max(geo.viewStart, 0.0), end)),
                   kOverview);
-    p.setBrush(QColor(0x1f, 0x5f, 0xbf, 40));
-    p.setPen(QPen(QColor(0x1f, 0x5f, 0xbf), 1.2));
+    QColor frame = vp.selection;
+    p.setPen(QPen(frame, 1.2));
+    frame.setAlpha(40);
+    p.setBrush(frame);
     p.drawRect(window);
   }
 
   void paintAxis(QPainter& p) {
     p.setFont(uiFont(10));
     double step = tickStep(80 / geo.pixelsPerUnit());
-    p.setPen(QColor(0xe3, 0xe7, 0xec));
+    const views::ViewPalette& vp = pal(this);
+    p.setPen(vp.headerEdge);
     double first = std::ceil(geo.viewStart / step) * step;
     for (double t = first; t <= geo.viewEnd; t += step) {
       double x = geo.xOf(t);
       p.drawLine(QPointF(x, kAxis + kOverview + 6), QPointF(x, height()));
     }
-    p.fillRect(QRectF(geo.left, 0, width(), kAxis), QColor(0xf1, 0xf3, 0xf6));
-    p.setPen(QColor(0x55, 0x5e, 0x6a));
+    p.fillRect(QRectF(geo.left, 0, width(), kAxis), vp.header);
+    p.setPen(vp.mutedText);
     for (double t = first; t <= geo.viewEnd; t += step) {
       double x = geo.xOf(t);
       p.drawLine(QPointF(x, kAxis - 6), QPointF(x, kAxis));
@@ -316,7 +312,7 @@ protected:
         lastX[it->lane] = x;
       }
       double y = geo.laneTop(it->lane) + geo.laneHeight - 1;
-      QColor c = markColor(it->kind);
+      QColor c = markColor(it->kind, pal(this));
       p.setPen(Qt::NoPen);
       p.setBrush(c);
       if (it->kind == views::TimelineMark::Kind::PhaseDone) {
@@ -350,7 +346,11 @@ protected:
         y2 = y1;
       }
       bool strong = hl.contains(fl.toBlock);
-      QColor c = strong ? QColor(0xc0, 0x4a, 0x00) : QColor(0xd8, 0x6c, 0x10, 185);
+      QColor c = pal(this).syncOther;
+      if (strong)
+        c = pal(this).dark ? c.lighter(120) : c.darker(115);
+      else
+        c.setAlpha(185);
       QPainterPath path(QPointF(x1, y1));
       double dy = y2 - y1;
       path.cubicTo(QPointF(x1, y1 + dy * 0.6), QPointF(x2, y2 - dy * 0.6), QPointF(x2, y2));
@@ -380,10 +380,10 @@ protected:
           }
         if (free) {
           labels << r;
-          p.setBrush(QColor(255, 255, 255, 225));
+          p.setBrush(pal(this).plate);
           p.setPen(QPen(c, 0.7));
           p.drawRoundedRect(r, 3, 3);
-          p.setPen(c.darker(150));
+          p.setPen(pal(this).dark ? c.lighter(130) : c.darker(150));
           p.drawText(r, Qt::AlignCenter, fl.label);
         }
       }
@@ -400,7 +400,7 @@ protected:
     for (const views::TimelineFinding& fi : d.findings) {
       double x = geo.xOf(double(fi.time));
       double top = geo.laneTop(fi.lane);
-      QColor c = views::severityColor(fi.severity);
+      QColor c = pal(this).severity(fi.severity);
       // A lane with a blocked wait shows it (paintBlocked) instead of a bare "blocked here".
       if (fi.blocked && !blockedLanes.contains(fi.lane)) {
         QRectF bar(x, top + 2, std::max(30.0, geo.width + geo.left - x), geo.laneHeight - 4);
@@ -418,34 +418,35 @@ protected:
         continue;
       QPolygonF tri;
       tri << QPointF(x, top + 9) << QPointF(x - 6, top - 3) << QPointF(x + 6, top - 3);
-      p.setPen(QPen(Qt::white, 1));
+      p.setPen(QPen(pal(this).canvas, 1));
       p.setBrush(c);
       p.drawPolygon(tri);
     }
   }
 
   void paintHeaders(QPainter& p, const views::TimelineData& d) {
-    p.fillRect(QRectF(0, 0, kHeader - 4, height()), QColor(0xf4, 0xf6, 0xf9));
-    p.fillRect(QRectF(0, 0, kHeader - 4, kAxis), QColor(0xe9, 0xec, 0xf1));
-    p.setPen(QColor(0xd5, 0xda, 0xe2));
+    const views::ViewPalette& vp = pal(this);
+    p.fillRect(QRectF(0, 0, kHeader - 4, height()), vp.band[1]);
+    p.fillRect(QRectF(0, 0, kHeader - 4, kAxis), vp.header);
+    p.setPen(vp.headerEdge);
     p.drawLine(QPointF(kHeader - 4, 0), QPointF(kHeader - 4, height()));
-    p.setPen(QColor(0x55, 0x5e, 0x6a));
+    p.setPen(vp.mutedText);
     p.setFont(uiFont(10));
     p.drawText(QRectF(8, 0, kHeader - 16, kAxis), Qt::AlignLeft | Qt::AlignVCenter, tr("role / logical step"));
     p.drawText(QRectF(8, kAxis + 1, kHeader - 16, kOverview + 4), Qt::AlignLeft | Qt::AlignVCenter, tr("whole trace"));
     for (int l = 0; l < d.lanes.size(); ++l) {
       QRectF r(10, geo.laneTop(l), kHeader - 18, geo.laneHeight);
-      p.setPen(QColor(0x1d, 0x23, 0x2b));
+      p.setPen(vp.text);
       p.setFont(uiFont(12, true));
       p.drawText(r.adjusted(0, 1, 0, -r.height() / 2), Qt::AlignLeft | Qt::AlignBottom, d.lanes[l]);
-      p.setPen(QColor(0x6a, 0x73, 0x7d));
+      p.setPen(vp.mutedText);
       p.setFont(uiFont(10));
       p.drawText(r.adjusted(0, r.height() / 2 + 1, 0, 0), Qt::AlignLeft | Qt::AlignTop, d.laneDetail.value(l));
     }
     // Key help and the summary at the bottom.
     double y = geo.laneTop(int(d.lanes.size())) + 2;
     if (y + 16 < height()) {
-      p.setPen(QColor(0x80, 0x88, 0x94));
+      p.setPen(vp.mutedText);
       p.setFont(uiFont(10));
       QString help = tr("W/S zoom · A/D pan · F focus · 0 fit · wheel zoom · drag pan · click selects");
       if (d.deadlock)

@@ -19,4 +19,9 @@ QString exportFindings(const driver::Compiler& compiler, const CheckSnapshot& sn
 /// `cake explain CODE` for a finding code; empty when the rule registry does not know it.
 QString explainCode(const driver::Compiler& compiler, const QString& code);
 
+/// The same rule documentation for a narrow pane (B15): prose in paragraphs of the proportional
+/// UI font that wrap, the bad/good examples as code blocks that wrap too (pre-wrap), the
+/// reporting primitives and requirements as lists. Empty when the code is unknown.
+QString explainHtml(const driver::Compiler& compiler, const QString& code);
+
 } // namespace cake::views

@@ -38,6 +38,23 @@ private:
   QHash<int, QVector<int>> m_lowered; ///< .cake line → lowered lines
 };
 
+/// What the code view's PTX filters hide (issue 17 item 7).
+struct LoweredFilter {
+  bool hideLoc = false;        ///< `.loc` line-info directives
+  bool hideAsmMarkers = false; ///< `// begin inline asm` / `// end inline asm` comments
+};
+/// The lines of a lowered text a filter leaves: the text shown and, per shown line, its
+/// 1-based line in the unfiltered text (ascending), so the line map still applies.
+struct FilteredLines {
+  QString text;
+  QVector<int> original;
+  /// The shown line (1-based) of unfiltered line `line`, 0 when the filter hides it.
+  int shownLine(int line) const;
+  /// The unfiltered line of shown line `line`, 0 when out of range.
+  int originalLine(int line) const { return original.value(line - 1, 0); }
+};
+FilteredLines filterLowered(const QString& text, const LoweredFilter& filter);
+
 /// The result of one lowering job.
 struct LowerSnapshot {
   quint64 jobId = 0;

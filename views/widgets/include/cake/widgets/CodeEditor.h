@@ -4,6 +4,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "cake/views/Actionable.h"
 #include "cake/views/CompileSession.h"
 
 #include <QList>
@@ -66,6 +67,12 @@ public:
   /// Opens the completion popup for the cursor position (Ctrl+Space); returns the candidates.
   QStringList complete(bool forced = true);
   QCompleter* completer() const { return m_completer; }
+
+  /// Applies replacements of `basedOn` (the checked text their byte offsets refer to) as one
+  /// undoable edit, so Edit > Undo restores the text byte for byte; false (nothing changed)
+  /// when the editor no longer holds `basedOn`, or the edits are empty, overlap or fall
+  /// outside it.
+  bool applyReplacements(const QString& basedOn, const QList<views::TextReplacement>& edits);
 
   /// Finds `text` from the cursor, wrapping around; false when absent.
   bool findText(const QString& text, bool backward = false);

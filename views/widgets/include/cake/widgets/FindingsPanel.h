@@ -74,6 +74,8 @@ Q_SIGNALS:
   /// Enter or double click on a note: its location (1-based).
   void locationActivated(const QString& path, int line, int column);
   void filterChanged();
+  /// "Apply" on the fix of finding `finding` (its fix carries an edit of the checked file).
+  void applyFixRequested(int finding);
 
 private:
   void onCurrentChanged(const QModelIndex& current);

@@ -99,8 +99,10 @@ public:
   bool exportPng(const QString& path, QString* error = nullptr) const;
   bool exportDot(const QString& path, QString* error = nullptr) const;
 
-  /// Node colours shared with the items (finding colours: views::severityColor).
+  /// A role's node fill in the application palette's variant (views::ViewPalette::role).
   static QColor roleColor(int role);
+  /// The canvas background: views::ViewPalette's, light or dark after the widget palette.
+  QColor canvasColor() const;
 
 Q_SIGNALS:
   /// A layout of the snapshot with this job id has been drawn.
@@ -108,6 +110,8 @@ Q_SIGNALS:
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
+  /// A palette change (--dark, a desktop theme switch) repaints the scene in the new variant.
+  void changeEvent(QEvent* event) override;
 
 private:
   friend class GraphCanvas;

@@ -12,6 +12,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPlainTextEdit;
@@ -45,6 +46,12 @@ public:
   QPlainTextEdit* sourceText() const { return m_source; }
   QString statusText() const;
   QString resourcesText() const;
+  /// The PTX filters (hide `.loc`, hide inline-asm markers); line numbers in this API stay
+  /// those of the unfiltered text, the pane shows the filtered one.
+  void setFilter(const views::LoweredFilter& filter);
+  views::LoweredFilter filter() const { return m_filter; }
+  /// Shown line (1-based) of the pane for a line of the unfiltered text, 0 when hidden.
+  int shownLine(int loweredLine) const;
 
 Q_SIGNALS:
   /// The view needs `emit` of the current check (selector changed, or a new check arrived).
@@ -58,6 +65,8 @@ private:
   void highlight(int sourceLine, bool scrollSource, bool scrollCode);
   void renderResources();
   void showMessage(const QString& text);
+  /// Puts the lowered text, filtered for PTX, into the pane.
+  void showCode();
 
   views::SelectionModel* m_selection;
   views::CheckSnapshotPtr m_check;
@@ -72,6 +81,10 @@ private:
   QPlainTextEdit* m_source;
   QPlainTextEdit* m_code;
   QLabel* m_resources;
+  QCheckBox* m_hideLoc;
+  QCheckBox* m_hideAsm;
+  views::LoweredFilter m_filter;
+  views::FilteredLines m_shown; ///< the pane's lines (the lowered text's when unfiltered)
 };
 
 } // namespace cake::widgets

@@ -45,6 +45,8 @@ public:
 Q_SIGNALS:
   /// "Try" on a hint that carries its edit: hint `index` of `cost`'s estimate.
   void tryHint(cake::views::CostSnapshotPtr cost, int index);
+  /// "Apply" on such a hint: its edit goes into the editor (undoable) and is re-checked.
+  void applyHint(cake::views::CostSnapshotPtr cost, int index);
 
 protected:
   void changeEvent(QEvent* event) override;
@@ -52,6 +54,8 @@ protected:
 
 private:
   void render();
+  /// Marks the shared selection's operation on the per-operation bars (none: no mark).
+  void highlightSelectedOp();
   views::SelectionModel* m_selection;
   views::CostSnapshotPtr m_cost;
   quint64 m_check = 0;

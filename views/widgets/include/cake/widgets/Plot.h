@@ -15,6 +15,7 @@ class QCustomPlot;
 class QCPGraph;
 class QCPItemText;
 class QCPItemLine;
+class QCPItemRect;
 
 namespace cake::widgets {
 
@@ -47,7 +48,8 @@ public:
   /// Text in the top-left corner of the plot area (notes such as "no measured runs").
   void addNote(const QString& text, const QColor& color = {});
   /// Horizontal stacked bars: categories top to bottom, one series per stacked part;
-  /// `toolTips` (one per category) show on hover. A click emits categoryClicked().
+  /// `toolTips` (one per category) show on hover. A click anywhere on a category's row of
+  /// segments (any series) or on its value label emits categoryClicked() (B7).
   void setBars(const QStringList& categories, const QVector<BarSeries>& series,
                const QString& valueLabel, const QStringList& toolTips = {});
   /// The legend, below the plot area: in one row, or wrapped after `columns` entries.
@@ -62,6 +64,17 @@ public:
   QPoint toPixel(const QPointF& data) const;
   /// Restores the ranges of setAxes() / setBars() (also on double click).
   void resetView();
+  /// The category whose stacked bar (any segment, or its value label) is under `pos` (plot
+  /// canvas pixels), -1 for none.
+  int categoryAt(QPointF pos) const;
+  /// The pixel rectangle of one segment (`series` in setBars order) of a category's bar on the
+  /// plot canvas; empty when the segment has no length or is out of range.
+  QRectF segmentRect(int category, int series) const;
+  /// Marks a category's bar as the selected one (a band behind it, its label bold); -1: none.
+  void setHighlightedCategory(int category);
+  int highlightedCategory() const { return m_highlighted; }
+  /// The canvas widget that receives the mouse (tests click it).
+  QWidget* canvas() const;
 
 Q_SIGNALS:
   /// A bar of category `index` (setBars order) was clicked.
@@ -96,7 +109,11 @@ private:
   QStringList m_toolTips;
   QVector<QCPGraph*> m_pointSets;     ///< addPoints() handles
   QVector<QVector<int>> m_pointOrder; ///< per set: data index → the caller's point index
-  double m_range[4] = {0, 1, 0, 1};   ///< x lo, x hi, y lo, y hi as last set
+  QVector<QVector<double>> m_series; ///< the values of setBars, per series
+  int m_highlighted = -1;
+  int m_pressedCategory = -1;
+  QCPItemRect* m_highlight = nullptr;
+  double m_range[4] = {0, 1, 0, 1}; ///< x lo, x hi, y lo, y hi as last set
 };
 
 } // namespace cake::widgets
