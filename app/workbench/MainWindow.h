@@ -20,6 +20,7 @@ class CakeHighlighter;
 class ProposalController;
 class SelectionModel;
 class JobsModel;
+class LineageController;
 } // namespace cake::views
 
 namespace cake::widgets {
@@ -33,6 +34,7 @@ class LoweredCodeView;
 class JobsView;
 class CompareView;
 class ProposalsView;
+class LineageView;
 } // namespace cake::widgets
 
 namespace cake::app {
@@ -86,6 +88,18 @@ public:
   bool pinBaselineFile(const QString& path, QString* error = nullptr);
   /// The status bar's baseline delta ("" without a baseline).
   QString baselineStatus() const;
+
+  /// Imports a campaign folder into the workspace (background job) and shows its lineage; the
+  /// folder is watched for appended candidates. False when `dir` is not a folder.
+  bool importCampaign(const QString& dir);
+  /// Shows a campaign stored in the workspace in the Lineage dock.
+  bool showCampaign(const QString& name);
+  views::LineageController* lineage() const { return m_lineage; }
+  widgets::LineageView* lineageView() const { return m_lineageView; }
+  /// No import or read is running and the shown lineage's layout is drawn.
+  bool lineageReady() const;
+  /// "NAME: N candidates (S shown), best ID, layout T ms (ENGINE)" for --screenshot.
+  QString lineageSummary() const;
 
 Q_SIGNALS:
   void checkShown(quint64 jobId);
@@ -147,6 +161,11 @@ private:
   QDockWidget* m_compareDock = nullptr;
   QLabel* m_baselineLabel = nullptr;
   bool m_compareRequested = false;
+  // Lineage (issue #13 section 3): MainWindowLineage.cpp.
+  void setupLineageDock();
+  views::LineageController* m_lineage = nullptr;
+  widgets::LineageView* m_lineageView = nullptr;
+  QDockWidget* m_lineageDock = nullptr;
   // Proposals (issue #12 section 4).
   void buildProposals();
   views::ProposalController* m_proposals = nullptr;

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
+#include "cake/views/LineageController.h"
 #include "cake/views/ProposalController.h"
 #include "cake/widgets/AppIcon.h"
 #include "cake/widgets/ProposalsView.h"
@@ -20,6 +21,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <cstdio>
 #include <string_view>
 
@@ -97,7 +99,7 @@ int main(int argc, char** argv) {
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
-                          "jobs, compare or all (default all).",
+                          "jobs, compare, proposals, lineage or all (default all).",
                           "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
@@ -108,10 +110,15 @@ int main(int argc, char** argv) {
                              "file");
   QCommandLineOption baseline("baseline", "Pin this kernel as the baseline (deltas in the status bar and "
                               "the performance view).", "file");
+  QCommandLineOption campaign("campaign", "Campaign of the workspace to show (Lineage dock).", "name");
+  QCommandLineOption importCampaign("import-campaign",
+                                    "Import this campaign folder into the workspace first (a temporary workspace "
+                                    "for --screenshot without --workspace) and show it.",
+                                    "dir");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
   parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line,
-                     compare, baseline, registry, targets});
+                     compare, baseline, campaign, importCampaign, registry, targets});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -130,7 +137,7 @@ int main(int argc, char** argv) {
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "compare", "proposals", "all"};
+                                      "performance", "code", "jobs", "compare", "proposals", "lineage", "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -167,6 +174,9 @@ int main(int argc, char** argv) {
   QString store = parser.value(workspace);
   if (store.isEmpty() && !headless)
     store = QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("workspace");
+  QTemporaryDir shotStore; // --screenshot --import-campaign without a workspace: a temporary one
+  if (store.isEmpty() && parser.isSet(importCampaign))
+    store = shotStore.filePath("workspace");
   session.start(paths, store);
   window.openWorkspace(store);
   if (parser.isSet(openProposal)) {
@@ -209,6 +219,23 @@ int main(int argc, char** argv) {
     if (!window.pinBaselineFile(parser.value(baseline), &error))
       return fail(error);
   }
+  // The Lineage dock: import first, then (or else) show the named campaign.
+  QString lineageError;
+  QObject::connect(window.lineage(), &cake::views::LineageController::failed,
+                   [&](const QString& message) { lineageError = message; });
+  bool lineageWanted = parser.isSet(importCampaign) || parser.isSet(campaign);
+  if (headless && viewName == QLatin1String("lineage") && !lineageWanted)
+    return fail(QStringLiteral("--view lineage needs --campaign NAME or --import-campaign DIR"));
+  if (lineageWanted && store.isEmpty())
+    return fail(QStringLiteral("--campaign needs --workspace DIR"));
+  if (parser.isSet(importCampaign)) {
+    QString dir = parser.value(importCampaign);
+    if (!QFileInfo(dir).isDir())
+      return fail(QStringLiteral("--import-campaign: '%1' is not a folder").arg(dir));
+    window.importCampaign(dir);
+  } else if (parser.isSet(campaign)) {
+    window.showCampaign(parser.value(campaign));
+  }
 
   if (!headless) {
     window.show();
@@ -230,7 +257,7 @@ int main(int argc, char** argv) {
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
     for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
-                              "proposals"})
+                              "proposals", "lineage"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -276,6 +303,19 @@ int main(int argc, char** argv) {
       return fail(QStringLiteral("timed out waiting for the baseline delta"));
     if (parser.isSet(baseline))
       std::printf("cake-workbench: baseline: %s\n", qPrintable(window.baselineStatus()));
+  }
+  if (parser.isSet(campaign) && parser.isSet(importCampaign)) {
+    // After the import so that a campaign it just stored is found.
+    if (!waitFor([&] { return window.lineage()->pendingJobs() == 0; }, 120000))
+      return fail(QStringLiteral("timed out waiting for the campaign import"));
+    window.showCampaign(parser.value(campaign));
+  }
+  if (lineageWanted) {
+    if (!waitFor([&] { return !lineageError.isEmpty() || window.lineageReady(); }, 120000))
+      return fail(QStringLiteral("timed out waiting for the lineage (import, layout)"));
+    if (!lineageError.isEmpty())
+      return fail(lineageError);
+    std::printf("cake-workbench: lineage: %s\n", qPrintable(window.lineageSummary()));
   }
   if (viewName == QLatin1String("proposals")) {
     // The queue, the open proposal's detail and its lowering preview.

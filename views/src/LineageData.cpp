@@ -288,6 +288,7 @@ LineageGraph buildLineageGraph(const Lineage& lineage, const LineageFilter& filt
       }
     }
   }
+  out.graph.leftToRight = true; // lineages are wide (many children per parent) and shallow
   out.graph.reindex();
   return out;
 }

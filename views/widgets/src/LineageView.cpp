@@ -159,6 +159,7 @@ LineageView::LineageView(QWidget* parent) : QWidget(parent) {
   m_title = new QLabel(tr("No campaign: File > Import Campaign…"), this);
   m_title->setObjectName(QStringLiteral("lineageTitle"));
   m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_title->setWordWrap(true);
   v->addWidget(m_title);
 
   auto* bar = new QHBoxLayout;
@@ -185,6 +186,7 @@ LineageView::LineageView(QWidget* parent) : QWidget(parent) {
 
   m_legend = new QLabel(this);
   m_legend->setObjectName(QStringLiteral("lineageLegend"));
+  m_legend->setWordWrap(true); // a narrow dock wraps the legend rather than widening
   v->addWidget(m_legend);
 
   m_scene = new QGraphicsScene(this);
@@ -293,10 +295,10 @@ void LineageView::updateTitle() {
   }
   const views::Lineage& l = *m_lineage;
   QString best = l.bestPath.isEmpty() ? tr("no accepted candidate with a time")
-                                      : tr("best %1 (%2 steps from %3)")
-                                            .arg(l.bestPath.last())
-                                            .arg(l.bestPath.size() - 1)
-                                            .arg(l.bestPath.first());
+                      : (l.bestPath.size() == 2 ? tr("best %1 (1 step from %2)")
+                                                : tr("best %1 (%3 steps from %2)"))
+                            .arg(l.bestPath.last(), l.bestPath.first())
+                            .arg(l.bestPath.size() - 1);
   if (int b = l.indexOf(l.bestPath.value(l.bestPath.size() - 1)); b >= 0) {
     const views::LineageNode& n = l.nodes[b];
     best += QStringLiteral(", ") + views::formatSpeedup(n.measuredSpeedup ? n.measuredSpeedup : n.predictedSpeedup) +
@@ -389,7 +391,7 @@ void LineageView::buildScene() {
   m_scene->setSceneRect(l.bounds.adjusted(-20, -20, 20, 20));
   m_quiet = false;
   if (!m_fitted)
-    fitToView();
+    showOverview();
   m_sceneMs = timer.elapsed();
 }
 
@@ -397,12 +399,35 @@ void LineageView::fitToView() {
   if (m_scene->items().isEmpty())
     return;
   m_canvas->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
-  // Never magnify a small lineage beyond its natural size, never shrink below readability
-  // unless the campaign is large (then the overview is what counts).
-  double s = m_canvas->transform().m11();
-  if (s > 1.0)
+  // Never magnify a small lineage beyond its natural size.
+  if (m_canvas->transform().m11() > 1.0)
     m_canvas->setTransform(QTransform());
   m_fitted = true;
+}
+
+void LineageView::showOverview() {
+  fitToView();
+  if (!m_shown || m_canvas->transform().m11() >= kReadableScale)
+    return;
+  // Too large to read whole: readable, centred on the best path when it fits, else on the best
+  // candidate (no best: the first root); Fit shows everything.
+  m_canvas->setTransform(QTransform::fromScale(kReadableScale, kReadableScale));
+  QRectF path;
+  int best = -1;
+  for (const QString& id : m_lineage ? m_lineage->bestPath : QStringList())
+    if (int n = m_shown->graph.indexOf(id); n >= 0 && n < m_layout->nodes.size()) {
+      path = path.isNull() ? m_layout->nodes[n].rect() : path.united(m_layout->nodes[n].rect());
+      best = n;
+    }
+  if (best < 0 && !m_shown->graph.nodes.isEmpty() && !m_layout->nodes.isEmpty()) {
+    best = 0;
+    path = m_layout->nodes[0].rect();
+  }
+  if (best < 0)
+    return;
+  QSizeF view = QSizeF(m_canvas->viewport()->size()) / kReadableScale;
+  bool fits = path.width() <= view.width() && path.height() <= view.height();
+  m_canvas->centerOn(fits ? path.center() : m_layout->nodes[best].center);
 }
 
 void LineageView::onSceneSelection() {

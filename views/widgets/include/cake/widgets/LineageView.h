@@ -50,7 +50,12 @@ public:
   bool activateEdge(const QString& parent, const QString& child);
   /// Selects the node as a user click does (candidateActivated follows).
   bool activateCandidate(const QString& id);
+  /// Fits the whole lineage in the view (never above 1:1).
   void fitToView();
+  /// What a new campaign opens with: the whole lineage when it is readable so, else
+  /// kReadableScale centred on the best candidate.
+  void showOverview();
+  static constexpr double kReadableScale = 0.75;
   /// Options of the next layouts (tests force the fallback here).
   void setLayoutOptions(const views::LayoutOptions& options) { m_options = options; }
   /// Milliseconds the last scene build took on the GUI thread.
