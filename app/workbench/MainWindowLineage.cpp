@@ -62,9 +62,9 @@ void MainWindow::setupLineageDock() {
           [this, kernelPath](const QString& id) {
             QString path = kernelPath(id);
             if (path.isEmpty() || !QFileInfo(path).isFile()) {
-              statusBar()->showMessage(tr("candidate %1: its kernel %2 is not in the campaign folder")
-                                           .arg(id, path),
-                                       8000);
+              statusBar()->showMessage(
+                  tr("candidate %1: its kernel %2 is not in the campaign folder").arg(id, path),
+                  8000);
               return;
             }
             openFromUi(path);

@@ -88,9 +88,8 @@ void BM_Lineage2000(benchmark::State& state) {
     qint64 worst = 0;
     QTimer tick;
     tick.setInterval(5);
-    QObject::connect(&tick, &QTimer::timeout, [&] {
-      worst = std::max(worst, sinceTick.restart());
-    });
+    QObject::connect(&tick, &QTimer::timeout,
+                     [&] { worst = std::max(worst, sinceTick.restart()); });
     bool shown = false;
     QObject::connect(&view, &cake::widgets::LineageView::layoutShown, [&] { shown = true; });
     double gui0 = cpuMs(CLOCK_THREAD_CPUTIME_ID), process0 = cpuMs(CLOCK_PROCESS_CPUTIME_ID);

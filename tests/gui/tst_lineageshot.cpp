@@ -58,8 +58,9 @@ void TestLineageShot::importedSample() {
                 &out),
            0);
   // The same lineage as `cake campaign show`: 61 candidates, best path root → islands-0001.
-  QVERIFY2(out.contains("lineage: flash-kmeans-evolve: 61 candidates (61 shown), best islands-0001"),
-           qPrintable(out));
+  QVERIFY2(
+      out.contains("lineage: flash-kmeans-evolve: 61 candidates (61 shown), best islands-0001"),
+      qPrintable(out));
   QVERIFY2(out.contains("(dot)"), qPrintable(out)); // Graphviz, not the fallback
   QImage img(png);
   QVERIFY(!img.isNull());
@@ -93,8 +94,8 @@ void TestLineageShot::storedCampaign() {
 void TestLineageShot::badArguments_data() {
   QTest::addColumn<QStringList>("args");
   QTest::addColumn<QString>("message");
-  QTest::newRow("lineage-without-campaign") << QStringList{"--view", "lineage"}
-                                            << "needs --campaign NAME or --import-campaign DIR";
+  QTest::newRow("lineage-without-campaign")
+      << QStringList{"--view", "lineage"} << "needs --campaign NAME or --import-campaign DIR";
   QTest::newRow("campaign-without-workspace")
       << QStringList{"--view", "lineage", "--campaign", "x"} << "--campaign needs --workspace";
   QTest::newRow("import-not-a-folder")

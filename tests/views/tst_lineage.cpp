@@ -42,8 +42,8 @@ std::vector<ws::CandidateRecord> sample() {
   std::vector<ws::CandidateRecord> v;
   v.push_back(candidate("root", {}, true, 100));
   v.push_back(candidate("a", {"root"}, true, 50));
-  v.push_back(candidate("b", {"a"}, false, std::nullopt, R"({"kind":"agent","name":"a1"})",
-                        {"X-code"}));
+  v.push_back(
+      candidate("b", {"a"}, false, std::nullopt, R"({"kind":"agent","name":"a1"})", {"X-code"}));
   v.push_back(candidate("c", {"a"}, true, 80, human));
   v.push_back(candidate("d", {"c", "b"}, true, 60));
   auto e = candidate("e", {"root"}, true, 55);
@@ -74,9 +74,7 @@ QStringList edgesOf(const LineageGraph& g) {
   for (int k = 0; k < g.graph.edges.size(); ++k) {
     const GraphEdge& e = g.graph.edges[k];
     QString kind = g.edgeParent[k] < 0 ? "h" : g.edgeParent[k] == 0 ? "d" : "i";
-    QString expectKind = e.kind == EdgeKind::Order  ? "h"
-                         : e.kind == EdgeKind::Data ? "d"
-                                                    : "i";
+    QString expectKind = e.kind == EdgeKind::Order ? "h" : e.kind == EdgeKind::Data ? "d" : "i";
     if (kind != expectKind)
       kind += "!"; // edge kind and parent index disagree
     out << g.graph.nodes[e.from].id + ">" + g.graph.nodes[e.to].id + ":" + kind +
@@ -117,22 +115,30 @@ void TestLineage::outcome_data() {
   QTest::addColumn<bool>("lowered");
   QTest::addColumn<QString>("measurements");
   QTest::addColumn<QString>("expected");
-  QTest::newRow("refused") << false << false << "[]" << "refused";
+  QTest::newRow("refused") << false << false << "[]"
+                           << "refused";
   QTest::newRow("refused-wins-over-incorrect") << false << true << R"([{"us":1,"correct":false}])"
                                                << "refused";
-  QTest::newRow("lowering-failed") << true << false << "[]" << "lowering-failed";
+  QTest::newRow("lowering-failed") << true << false << "[]"
+                                   << "lowering-failed";
   QTest::newRow("lowering-failed-wins") << true << false << R"([{"us":1,"correct":false}])"
                                         << "lowering-failed";
-  QTest::newRow("incorrect") << true << true << R"([{"us":1,"correct":false}])" << "incorrect";
+  QTest::newRow("incorrect") << true << true << R"([{"us":1,"correct":false}])"
+                             << "incorrect";
   QTest::newRow("one-of-two-incorrect")
-      << true << true << R"([{"us":1,"correct":true},{"us":2,"correct":false}])" << "incorrect";
-  QTest::newRow("correct-measured") << true << true << R"([{"us":1,"correct":true}])" << "correct";
+      << true << true << R"([{"us":1,"correct":true},{"us":2,"correct":false}])"
+      << "incorrect";
+  QTest::newRow("correct-measured") << true << true << R"([{"us":1,"correct":true}])"
+                                    << "correct";
   QTest::newRow("correct-null-oracle") << true << true << R"([{"us":1,"correct":null}])"
                                        << "correct";
   QTest::newRow("correct-string-false-is-not-false")
-      << true << true << R"([{"us":1,"correct":"false"}])" << "correct";
-  QTest::newRow("accepted-unmeasured") << true << true << "[]" << "correct";
-  QTest::newRow("malformed-measurements") << true << true << "[{" << "correct";
+      << true << true << R"([{"us":1,"correct":"false"}])"
+      << "correct";
+  QTest::newRow("accepted-unmeasured") << true << true << "[]"
+                                       << "correct";
+  QTest::newRow("malformed-measurements") << true << true << "[{"
+                                          << "correct";
 }
 
 void TestLineage::outcome() {
@@ -150,14 +156,19 @@ void TestLineage::outcome() {
 void TestLineage::author_data() {
   QTest::addColumn<QString>("json");
   QTest::addColumn<QString>("label");
-  QTest::newRow("search-run") << R"({"kind":"search","name":"cake evolve","run":"islands/islands/seed=1"})"
-                              << "cake evolve (search, islands/islands/seed=1)";
+  QTest::newRow("search-run")
+      << R"({"kind":"search","name":"cake evolve","run":"islands/islands/seed=1"})"
+      << "cake evolve (search, islands/islands/seed=1)";
   QTest::newRow("agent-model") << R"({"kind":"agent","name":"claude","model":"m"})"
                                << "claude (agent)";
-  QTest::newRow("human") << R"({"kind":"human","name":"ann"})" << "ann (human)";
-  QTest::newRow("name-only") << R"({"name":"bob"})" << "bob";
-  QTest::newRow("empty-object") << "{}" << "?";
-  QTest::newRow("not-json") << "nope" << "?";
+  QTest::newRow("human") << R"({"kind":"human","name":"ann"})"
+                         << "ann (human)";
+  QTest::newRow("name-only") << R"({"name":"bob"})"
+                             << "bob";
+  QTest::newRow("empty-object") << "{}"
+                                << "?";
+  QTest::newRow("not-json") << "nope"
+                            << "?";
 }
 
 void TestLineage::author() {
@@ -196,7 +207,8 @@ void TestLineage::speedupAndDetail() {
   r.name = "t";
   Lineage m = buildLineage(r, v);
   QCOMPARE(nodeDetail(m.nodes[m.indexOf("a")]), QString::fromUtf8("×2.00 pred · ×1.50 meas"));
-  QCOMPARE(nodeDetail(m.nodes[m.indexOf("root")]), QString::fromUtf8("root 100.0 µs · meas 90.0 µs"));
+  QCOMPARE(nodeDetail(m.nodes[m.indexOf("root")]),
+           QString::fromUtf8("root 100.0 µs · meas 90.0 µs"));
   QCOMPARE(m.bestPath, (QStringList{"root", "a", "c"}));
   // A second root: its descendants are measured against it, not against the first.
   v.push_back(candidate("r2", {}, true, 10));
@@ -227,38 +239,50 @@ void TestLineage::filterGraph_data() {
   QTest::addColumn<QStringList>("nodes");
   QTest::addColumn<QStringList>("edges");
   QTest::addColumn<int>("hidden");
-  QTest::newRow("all") << "" << "" << ""
-                       << QStringList{"root", "a", "b", "c", "d", "e", "f"}
-                       << QStringList{"a>b:d", "a>c:d", "b>d:i", "c>d:d", "d>f:d",
-                                      "root>a:d*", "root>e:d"}
+  QTest::newRow("all") << ""
+                       << ""
+                       << "" << QStringList{"root", "a", "b", "c", "d", "e", "f"}
+                       << QStringList{"a>b:d", "a>c:d",     "b>d:i",   "c>d:d",
+                                      "d>f:d", "root>a:d*", "root>e:d"}
                        << 0;
   // Refused only: the best path stays (dimmed); b hangs off a directly, f through its hidden
   // first parents d and c (not through d's inspiration b).
-  QTest::newRow("refused") << "" << "refused" << ""
-                           << QStringList{"root~", "a~", "b", "f"}
+  QTest::newRow("refused") << ""
+                           << "refused"
+                           << "" << QStringList{"root~", "a~", "b", "f"}
                            << QStringList{"a>b:d", "a>f:h", "root>a:d*"} << 3;
-  QTest::newRow("code-Y") << "" << "" << "Y-code" << QStringList{"root~", "a~", "f"}
+  QTest::newRow("code-Y") << ""
+                          << ""
+                          << "Y-code" << QStringList{"root~", "a~", "f"}
                           << QStringList{"a>f:h", "root>a:d*"} << 4;
-  QTest::newRow("code-X") << "" << "" << "X-code" << QStringList{"root~", "a~", "b", "f"}
+  QTest::newRow("code-X") << ""
+                          << ""
+                          << "X-code" << QStringList{"root~", "a~", "b", "f"}
                           << QStringList{"a>b:d", "a>f:h", "root>a:d*"} << 3;
   // The human's candidates: c off a; f through its hidden first parent d to c.
-  QTest::newRow("author-human") << "ann (human)" << "" << ""
-                                << QStringList{"root~", "a~", "c", "f"}
+  QTest::newRow("author-human") << "ann (human)"
+                                << ""
+                                << "" << QStringList{"root~", "a~", "c", "f"}
                                 << QStringList{"a>c:d", "c>f:h", "root>a:d*"} << 3;
   // The agent's: d's first parent c is hidden (contracted to a); the inspiration edge from b
   // is drawn (both ends shown).
-  QTest::newRow("author-agent") << "a1 (agent)" << "" << ""
-                                << QStringList{"root", "a", "b", "d", "e"}
+  QTest::newRow("author-agent") << "a1 (agent)"
+                                << ""
+                                << "" << QStringList{"root", "a", "b", "d", "e"}
                                 << QStringList{"a>b:d", "a>d:h", "b>d:i", "root>a:d*", "root>e:d"}
                                 << 2;
-  QTest::newRow("lowering-failed") << "" << "lowering-failed" << ""
-                                   << QStringList{"root~", "a~", "e"}
-                                   << QStringList{"root>a:d*", "root>e:d"} << 4;
-  QTest::newRow("correct-and-human") << "ann (human)" << "correct" << ""
-                                     << QStringList{"root~", "a~", "c"}
-                                     << QStringList{"a>c:d", "root>a:d*"} << 4;
-  QTest::newRow("nothing-matches") << "" << "incorrect" << "" << QStringList{"root~", "a~"}
-                                   << QStringList{"root>a:d*"} << 5;
+  QTest::newRow("lowering-failed")
+      << ""
+      << "lowering-failed"
+      << "" << QStringList{"root~", "a~", "e"} << QStringList{"root>a:d*", "root>e:d"} << 4;
+  QTest::newRow("correct-and-human")
+      << "ann (human)"
+      << "correct"
+      << "" << QStringList{"root~", "a~", "c"} << QStringList{"a>c:d", "root>a:d*"} << 4;
+  QTest::newRow("nothing-matches")
+      << ""
+      << "incorrect"
+      << "" << QStringList{"root~", "a~"} << QStringList{"root>a:d*"} << 5;
 }
 
 void TestLineage::filterGraph() {
@@ -307,8 +331,8 @@ void TestLineage::largeGraph() {
   std::vector<ws::CandidateRecord> v;
   v.push_back(candidate("c0", {}, true, 1000));
   for (int i = 1; i < 2000; ++i)
-    v.push_back(candidate("c" + std::to_string(i), {"c" + std::to_string((i - 1) / 3)},
-                          i % 4 != 0, 1000.0 - i * 0.25));
+    v.push_back(candidate("c" + std::to_string(i), {"c" + std::to_string((i - 1) / 3)}, i % 4 != 0,
+                          1000.0 - i * 0.25));
   ws::CampaignRecord r;
   r.name = "big";
   Lineage l = buildLineage(r, v);

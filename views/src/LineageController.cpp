@@ -59,7 +59,8 @@ ImportJobResult runImport(const std::shared_ptr<const driver::Compiler>& compile
     // One core stays free for the GUI thread and the layout worker.
     options.jobs = std::max(1u, std::thread::hardware_concurrency() - 1);
     options.actor = "cake-workbench";
-    campaign::ImportResult r = campaign::importCampaign(*compiler, *w, folder.toStdString(), options);
+    campaign::ImportResult r =
+        campaign::importCampaign(*compiler, *w, folder.toStdString(), options);
     out.summary = summarize(folder, r);
     if (r.campaign.empty()) {
       out.error = out.summary->errors.value(0, QStringLiteral("the campaign could not be read"));
@@ -69,9 +70,9 @@ ImportJobResult runImport(const std::shared_ptr<const driver::Compiler>& compile
   }
   auto record = w->campaign(campaignName.toStdString());
   if (!record || !*record) {
-    out.error = record ? QStringLiteral("no campaign '%1' in the workspace %2")
-                             .arg(campaignName, workspace)
-                       : qs(record.error().text());
+    out.error =
+        record ? QStringLiteral("no campaign '%1' in the workspace %2").arg(campaignName, workspace)
+               : qs(record.error().text());
     return out;
   }
   auto candidates = w->candidates(campaignName.toStdString());
@@ -193,13 +194,13 @@ void LineageController::startJob(const QString& folder, const QString& campaignN
   quint64 id = m_session->runTask(
       JobKind::Import, what,
       [compiler, workspace, folder, campaignName](const std::atomic<bool>&) {
-        auto r = std::make_shared<ImportJobResult>(
-            runImport(compiler, workspace, folder, campaignName));
+        auto r =
+            std::make_shared<ImportJobResult>(runImport(compiler, workspace, folder, campaignName));
         TaskOutcome o;
         o.failed = !r->error.isEmpty();
         o.log = !r->error.isEmpty() ? r->error
                 : r->summary        ? r->summary->text()
-                                    : QStringLiteral("%1 candidate(s)").arg(r->lineage->nodes.size());
+                             : QStringLiteral("%1 candidate(s)").arg(r->lineage->nodes.size());
         o.value = r;
         return o;
       },
@@ -221,7 +222,8 @@ void LineageController::startJob(const QString& folder, const QString& campaignN
             // A watch import of a campaign no longer shown does not replace the shown one.
             bool same = !m_lineage || m_lineage->campaign == r->lineage->campaign;
             if (!fromWatch || same) {
-              bool grew = !m_lineage || !same || m_lineage->nodes.size() != r->lineage->nodes.size();
+              bool grew =
+                  !m_lineage || !same || m_lineage->nodes.size() != r->lineage->nodes.size();
               m_lineage = r->lineage;
               QString folder = QDir::cleanPath(QFileInfo(m_lineage->folder).absoluteFilePath());
               watch(QFileInfo(folder).isDir() ? folder : QString());

@@ -282,9 +282,8 @@ LineageGraph buildLineageGraph(const Lineage& lineage, const LineageFilter& filt
         }
       } else if (shownAs[i] >= 0 && shownAs[p] >= 0 && p != from) {
         // An inspiration: drawn when both ends are shown.
-        addEdge(p, i, EdgeKind::Sync, int(k), parent + QStringLiteral(" ⇢ ") + id +
-                                                   QStringLiteral(" (inspiration)"),
-                false);
+        addEdge(p, i, EdgeKind::Sync, int(k),
+                parent + QStringLiteral(" ⇢ ") + id + QStringLiteral(" (inspiration)"), false);
       }
     }
   }

@@ -39,7 +39,8 @@ public:
     setAcceptHoverEvents(true);
     setOpacity(dimmed ? 0.45 : 1.0);
     setZValue(1);
-    QString tip = QStringLiteral("%1 — %2\n%3").arg(g.title, views::outcomeName(node.outcome), node.author);
+    QString tip =
+        QStringLiteral("%1 — %2\n%3").arg(g.title, views::outcomeName(node.outcome), node.author);
     if (!node.record.rationale.empty())
       tip += QLatin1Char('\n') + QString::fromStdString(node.record.rationale);
     if (!node.record.codes.empty()) {
@@ -73,11 +74,13 @@ public:
     f.setBold(true);
     p->setFont(f);
     QRectF top = m_rect.adjusted(6, 3, -6, -m_rect.height() / 2);
-    p->drawText(top, Qt::AlignCenter, QFontMetricsF(f).elidedText(m_title, Qt::ElideMiddle, top.width()));
+    p->drawText(top, Qt::AlignCenter,
+                QFontMetricsF(f).elidedText(m_title, Qt::ElideMiddle, top.width()));
     f.setBold(false);
     p->setFont(f);
     QRectF bottom = m_rect.adjusted(6, m_rect.height() / 2, -6, -3);
-    p->drawText(bottom, Qt::AlignCenter, QFontMetricsF(f).elidedText(m_detail, Qt::ElideRight, bottom.width()));
+    p->drawText(bottom, Qt::AlignCenter,
+                QFontMetricsF(f).elidedText(m_detail, Qt::ElideRight, bottom.width()));
   }
 
 private:
@@ -227,7 +230,8 @@ LineageView::LineageView(QWidget* parent) : QWidget(parent) {
   for (QComboBox* c : {m_author, m_outcome, m_code})
     connect(c, &QComboBox::currentIndexChanged, this, changed);
   connect(m_scene, &QGraphicsScene::selectionChanged, this, &LineageView::onSceneSelection);
-  connect(&m_worker, &views::GraphLayoutWorker::layoutFinished, this, &LineageView::onLayoutFinished);
+  connect(&m_worker, &views::GraphLayoutWorker::layoutFinished, this,
+          &LineageView::onLayoutFinished);
 }
 
 LineageView::~LineageView() = default;
@@ -280,10 +284,12 @@ void LineageView::fillCombos() {
     outcomeLabels << views::outcomeName(o) +
                          (m_lineage ? QStringLiteral(" (%1)").arg(m_lineage->count(o)) : QString());
   }
-  fill(m_author, tr("All authors"), m_lineage ? m_lineage->authors() : QStringList(), m_filter.author);
+  fill(m_author, tr("All authors"), m_lineage ? m_lineage->authors() : QStringList(),
+       m_filter.author);
   fill(m_outcome, tr("All outcomes"), outcomes,
        m_filter.outcome ? views::outcomeName(*m_filter.outcome) : QString(), outcomeLabels);
-  fill(m_code, tr("All finding codes"), m_lineage ? m_lineage->codes() : QStringList(), m_filter.code);
+  fill(m_code, tr("All finding codes"), m_lineage ? m_lineage->codes() : QStringList(),
+       m_filter.code);
   m_quiet = false;
 }
 
@@ -295,24 +301,31 @@ void LineageView::updateTitle() {
   }
   const views::Lineage& l = *m_lineage;
   QString best = l.bestPath.isEmpty() ? tr("no accepted candidate with a time")
-                      : (l.bestPath.size() == 2 ? tr("best %1 (1 step from %2)")
-                                                : tr("best %1 (%3 steps from %2)"))
-                            .arg(l.bestPath.last(), l.bestPath.first())
-                            .arg(l.bestPath.size() - 1);
+                                      : (l.bestPath.size() == 2 ? tr("best %1 (1 step from %2)")
+                                                                : tr("best %1 (%3 steps from %2)"))
+                                            .arg(l.bestPath.last(), l.bestPath.first())
+                                            .arg(l.bestPath.size() - 1);
   if (int b = l.indexOf(l.bestPath.value(l.bestPath.size() - 1)); b >= 0) {
     const views::LineageNode& n = l.nodes[b];
-    best += QStringLiteral(", ") + views::formatSpeedup(n.measuredSpeedup ? n.measuredSpeedup : n.predictedSpeedup) +
+    best += QStringLiteral(", ") +
+            views::formatSpeedup(n.measuredSpeedup ? n.measuredSpeedup : n.predictedSpeedup) +
             (n.measuredSpeedup ? tr(" measured") : tr(" predicted"));
   }
-  m_title->setText(tr("<b>%1</b> · %2 candidates · %3").arg(l.campaign.toHtmlEscaped()).arg(l.nodes.size()).arg(best.toHtmlEscaped()));
+  m_title->setText(tr("<b>%1</b> · %2 candidates · %3")
+                       .arg(l.campaign.toHtmlEscaped())
+                       .arg(l.nodes.size())
+                       .arg(best.toHtmlEscaped()));
   QStringList chips;
   for (int i = 0; i < views::kCandidateOutcomes; ++i) {
     auto o = views::CandidateOutcome(i);
-    chips << QStringLiteral("<span style=\"background:%1;color:%2\">&nbsp;■&nbsp;</span>&nbsp;%3 %4")
-                 .arg(views::outcomeFill(o).name(), views::outcomeBorder(o).name(), views::outcomeName(o))
+    chips << QStringLiteral(
+                 "<span style=\"background:%1;color:%2\">&nbsp;■&nbsp;</span>&nbsp;%3 %4")
+                 .arg(views::outcomeFill(o).name(), views::outcomeBorder(o).name(),
+                      views::outcomeName(o))
                  .arg(l.count(o));
   }
-  chips << QStringLiteral("<span style=\"color:%1\"><b>━━</b></span>&nbsp;best path").arg(views::bestPathColor().name());
+  chips << QStringLiteral("<span style=\"color:%1\"><b>━━</b></span>&nbsp;best path")
+               .arg(views::bestPathColor().name());
   chips << tr("solid: derived from · dashed: inspiration · dotted: through hidden");
   m_legend->setText(chips.join(QStringLiteral("&nbsp;&nbsp; ")));
 }
@@ -323,7 +336,8 @@ void LineageView::rebuild() {
     m_scene->clear();
     return;
   }
-  m_requested = std::make_shared<const views::LineageGraph>(views::buildLineageGraph(*m_lineage, m_filter));
+  m_requested =
+      std::make_shared<const views::LineageGraph>(views::buildLineageGraph(*m_lineage, m_filter));
   m_worker.request(views::graphOf(m_requested), m_options);
 }
 
@@ -381,7 +395,8 @@ void LineageView::buildScene() {
       pen.setColor(views::bestPathColor());
       pen.setWidthF(3.0);
     }
-    auto* item = new LinkItem(path, geo.hasArrow ? arrowHead(geo.points.last(), geo.arrowTip) : QPolygonF(), pen);
+    auto* item = new LinkItem(
+        path, geo.hasArrow ? arrowHead(geo.points.last(), geo.arrowTip) : QPolygonF(), pen);
     item->setData(kKindRole, 2);
     item->setData(kIndexRole, k);
     item->setToolTip(g.graph.edges[k].tooltip + tr("\nclick: compare parent and child"));
@@ -470,7 +485,8 @@ bool LineageView::activateCandidate(const QString& id) {
     return false;
   m_scene->clearSelection();
   for (QGraphicsItem* item : m_scene->items())
-    if (item->data(kKindRole).toInt() == 1 && m_shown->graph.nodes[item->data(kIndexRole).toInt()].id == id) {
+    if (item->data(kKindRole).toInt() == 1 &&
+        m_shown->graph.nodes[item->data(kIndexRole).toInt()].id == id) {
       item->setSelected(true);
       return true;
     }

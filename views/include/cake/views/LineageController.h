@@ -21,7 +21,7 @@ struct ImportSummary {
   QString campaign;
   int imported = 0, skipped = 0, pending = 0;
   bool fatal = false;
-  QStringList errors; ///< "file:line:col: message [code]"
+  QStringList errors;   ///< "file:line:col: message [code]"
   QString text() const; ///< "imported 3 · skipped 58 · pending 1 · 0 errors"
 };
 using ImportSummaryPtr = std::shared_ptr<const ImportSummary>;

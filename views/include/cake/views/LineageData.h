@@ -5,8 +5,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "cake/views/GraphDescription.h"
 #include "cake/Workspace/Workspace.h"
+#include "cake/views/GraphDescription.h"
 
 #include <QColor>
 #include <QHash>
@@ -81,9 +81,9 @@ QString formatSpeedup(std::optional<double> speedup);
 
 /// Which candidates to show; an empty field matches everything.
 struct LineageFilter {
-  QString author;                         ///< an authorLabel
+  QString author; ///< an authorLabel
   std::optional<CandidateOutcome> outcome;
-  QString code;                           ///< a finding code the candidate has
+  QString code; ///< a finding code the candidate has
   bool matches(const LineageNode& node) const;
   bool isEmpty() const { return author.isEmpty() && !outcome && code.isEmpty(); }
 };
@@ -94,7 +94,7 @@ struct LineageFilter {
 /// ancestor along first parents (a contracted edge); an inspiration (a later parent) is drawn
 /// only when both ends are shown.
 struct LineageGraph {
-  GraphDescription graph; ///< node ids are candidate ids; no clusters
+  GraphDescription graph;     ///< node ids are candidate ids; no clusters
   QVector<int> nodeCandidate; ///< graph node → Lineage::nodes index
   QVector<bool> nodeDimmed;   ///< shown for the best path only (does not match)
   QVector<bool> nodeBest;     ///< on the best path
