@@ -120,6 +120,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   setupProgressDock();
   setupRunsDock();
   buildMenus();
+  setupLineageDock();
   applyPalette();
   resize(1280, 800);
 }
@@ -210,6 +211,8 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_progressDock;
   if (name == QLatin1String("runs"))
     return m_runsDock;
+  if (name == QLatin1String("lineage"))
+    return m_lineageDock;
   return nullptr;
 }
 

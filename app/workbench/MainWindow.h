@@ -23,6 +23,7 @@ class RunController;
 class SelectionModel;
 class JobsModel;
 class LastGoodCheck;
+class LineageController;
 } // namespace cake::views
 
 namespace cake::widgets {
@@ -41,6 +42,7 @@ class ProgressView;
 class RunsView;
 class FindBar;
 class GoToLineBar;
+class LineageView;
 } // namespace cake::widgets
 
 namespace cake::app {
@@ -121,6 +123,18 @@ public:
   bool progressReady() const;
   widgets::ProgressView* progressView() const { return m_progressView; }
 
+  /// Imports a campaign folder into the workspace (background job) and shows its lineage; the
+  /// folder is watched for appended candidates. False when `dir` is not a folder.
+  bool importCampaign(const QString& dir);
+  /// Shows a campaign stored in the workspace in the Lineage dock.
+  bool showCampaign(const QString& name);
+  views::LineageController* lineage() const { return m_lineage; }
+  widgets::LineageView* lineageView() const { return m_lineageView; }
+  /// No import or read is running and the shown lineage's layout is drawn.
+  bool lineageReady() const;
+  /// "NAME: N candidates (S shown), best ID, layout T ms (ENGINE)" for --screenshot.
+  QString lineageSummary() const;
+
 Q_SIGNALS:
   void checkShown(quint64 jobId);
 
@@ -199,6 +213,11 @@ private:
   QDockWidget* m_compareDock = nullptr;
   QLabel* m_baselineLabel = nullptr;
   bool m_compareRequested = false;
+  // Lineage (issue #13 section 3): MainWindowLineage.cpp.
+  void setupLineageDock();
+  views::LineageController* m_lineage = nullptr;
+  widgets::LineageView* m_lineageView = nullptr;
+  QDockWidget* m_lineageDock = nullptr;
   // Proposals (issue #12 section 4).
   void buildProposals();
   views::ProposalController* m_proposals = nullptr;

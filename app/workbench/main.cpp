@@ -3,6 +3,7 @@
 #include "MainWindow.h"
 
 #include "cake/views/ProgressData.h"
+#include "cake/views/LineageController.h"
 #include "cake/views/ProposalController.h"
 #include "cake/views/RunController.h"
 #include "cake/widgets/AppIcon.h"
@@ -103,7 +104,7 @@ int main(int argc, char** argv) {
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
-                          "jobs, compare, proposals, progress, runs or all (default all).",
+                          "jobs, compare, proposals, progress, runs, lineage or all (default all).",
                           "view", "all");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
@@ -114,7 +115,7 @@ int main(int argc, char** argv) {
                              "file");
   QCommandLineOption baseline("baseline", "Pin this kernel as the baseline (deltas in the status bar and "
                               "the performance view).", "file");
-  QCommandLineOption campaign("campaign", "Campaign to show in the Progress view (repeat, or separate names "
+  QCommandLineOption campaign("campaign", "Campaign to show in the Lineage dock (the first) and the Progress view (repeat, or separate names "
                               "with commas, to overlay several; default: all of the workspace's).",
                               "name");
   QCommandLineOption importCampaign("import-campaign", "Import this campaign folder into the workspace "
@@ -145,7 +146,7 @@ int main(int argc, char** argv) {
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "compare", "proposals", "progress", "runs",
+                                      "performance", "code", "jobs", "compare", "proposals", "progress", "runs", "lineage",
                                       "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
@@ -206,7 +207,8 @@ int main(int argc, char** argv) {
   window.proposalsView()->showTab(parser.value(proposalTab));
   if (headless && viewName == QLatin1String("proposals"))
     window.scanProposals();
-  if (parser.isSet(importCampaign)) {
+  bool progressImports = headless && viewName == QLatin1String("progress");
+  if (parser.isSet(importCampaign) && progressImports) {
     QStringList dirs;
     for (const QString& dir : parser.values(importCampaign))
       dirs << QFileInfo(dir).absoluteFilePath(); // the store keeps the folder kernels open from
@@ -245,6 +247,21 @@ int main(int argc, char** argv) {
     if (!window.pinBaselineFile(parser.value(baseline), &error))
       return fail(error);
   }
+  // The Lineage dock: import first, then (or else) show the named campaign.
+  QString lineageError;
+  QObject::connect(window.lineage(), &cake::views::LineageController::failed,
+                   [&](const QString& message) { lineageError = message; });
+  bool lineageWanted = parser.isSet(importCampaign) || parser.isSet(campaign);
+  if (headless && viewName == QLatin1String("lineage") && !lineageWanted)
+    return fail(QStringLiteral("--view lineage needs --campaign NAME or --import-campaign DIR"));
+  if (lineageWanted && store.isEmpty())
+    return fail(QStringLiteral("--campaign needs --workspace DIR"));
+  if (parser.isSet(importCampaign) && !progressImports) {
+    // One import (the Lineage dock's); the Progress dock re-reads the store when it finishes.
+    window.importCampaign(QFileInfo(parser.value(importCampaign)).absoluteFilePath());
+  } else if (parser.isSet(campaign) && !parser.isSet(importCampaign)) {
+    window.showCampaign(campaigns.value(0));
+  }
 
   if (!headless) {
     window.show();
@@ -266,7 +283,7 @@ int main(int argc, char** argv) {
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
     for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
-                              "proposals", "progress", "runs"})
+                              "proposals", "progress", "runs", "lineage"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -312,6 +329,19 @@ int main(int argc, char** argv) {
       return fail(QStringLiteral("timed out waiting for the baseline delta"));
     if (parser.isSet(baseline))
       std::printf("cake-workbench: baseline: %s\n", qPrintable(window.baselineStatus()));
+  }
+  if (parser.isSet(campaign) && parser.isSet(importCampaign) && !progressImports) {
+    // After the import so that a campaign it just stored is found.
+    if (!waitFor([&] { return window.lineage()->pendingJobs() == 0; }, 120000))
+      return fail(QStringLiteral("timed out waiting for the campaign import"));
+    window.showCampaign(campaigns.value(0));
+  }
+  if (lineageWanted && !progressImports) {
+    if (!waitFor([&] { return !lineageError.isEmpty() || window.lineageReady(); }, 120000))
+      return fail(QStringLiteral("timed out waiting for the lineage (import, layout)"));
+    if (!lineageError.isEmpty())
+      return fail(lineageError);
+    std::printf("cake-workbench: lineage: %s\n", qPrintable(window.lineageSummary()));
   }
   if (viewName == QLatin1String("proposals")) {
     // The queue, the open proposal's detail and its lowering preview.

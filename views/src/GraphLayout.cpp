@@ -63,6 +63,10 @@ QByteArray toDot(const GraphDescription& g, const DotOptions& options) {
          "         fontname=\"DejaVu Sans\", fontsize=11, labeljust=l, margin=0];\n";
   if (options.quick)
     out += "  graph [nslimit=1, nslimit1=1];\n";
+  if (g.leftToRight) // siblings stack vertically; room between ranks for fanned-out edges
+    out += "  graph [rankdir=LR, ranksep=0.9, nodesep=0.12];\n";
+  if (g.leftToRight && options.quick) // a large tree: fewer crossing-minimisation passes
+    out += "  graph [mclimit=0.2];\n";
   out += "  node [shape=box, fixedsize=true, fontname=\"DejaVu Sans Mono\", fontsize=9];\n";
   out += "  edge [fontname=\"DejaVu Sans\", fontsize=9, arrowsize=0.7];\n";
   // Children of each cluster, in description order.

@@ -70,6 +70,8 @@ struct GraphDescription {
   QVector<GraphCluster> clusters;
   /// Clusters of the full graph folded into summary nodes here (collapseClusters()).
   QSet<QString> collapsed;
+  /// Ranks left to right (a wide, shallow DAG such as a campaign lineage); default top down.
+  bool leftToRight = false;
   /// Node ids to indices (filled by the builders).
   QHash<QString, int> nodeIndex;
   QHash<QString, int> clusterIndex;
