@@ -4,6 +4,8 @@
 
 #include "Analyses.h"
 
+#include "cake/Sema/RuntimeBound.h"
+
 
 namespace cake::verify {
 
@@ -51,7 +53,11 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
     return result;
   result.ran = true;
   detail::Reporter reporter(rules, diags, module.sourceMap);
-  detail::Program program = detail::unroll(module, model, options.maxSteps, options.tileCap);
+  // Run-time loop ranges: the first simulation (whose trace `cake trace` shows and the cost
+  // model re-times) runs the tile with the mean trip count; persistent grids start at CTA 0.
+  const std::int64_t primary = model.grid && !model.grid->persistent ? sema::primaryTile(model) : 0;
+  detail::Program program =
+      detail::unroll(module, model, options.maxSteps, options.tileCap, primary);
   result.ctas = program.ctas;
   result.tilesPerCta = program.tilesPerCta;
   result.tilesAnalysed = program.tilesAnalysed;
@@ -72,12 +78,41 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
                         " operation executions; protocol totals are not judged, only the "
                         "executions analysed");
   } else {
+    detail::checkTripCounts(ctx);
     detail::checkProtocol(ctx);
   }
   detail::simulate(ctx);
   detail::checkAsync(ctx);
+  detail::checkMasks(ctx);
   detail::checkPerformance(ctx);
   ctx.attachConsequences();
+  // Run-time loop ranges: the protocol is simulated again at the other representative tiles
+  // (first, last, fewest and most iterations; docs/ir.md). Findings repeat only when new (the
+  // reporter drops a code already reported at the same place); the trace stays the first
+  // tile's.
+  if (model.grid && !program.boundReached) {
+    std::vector<std::int64_t> tiles = sema::representativeTiles(model);
+    if (model.grid->persistent && sema::hasRuntimeBounds(model))
+      tiles = {program.ctas - 1}; // the last CTA's tiles (CTA 0's were simulated)
+    for (std::int64_t tile : tiles) {
+      if (tile == primary)
+        continue;
+      detail::Program other =
+          detail::unroll(module, model, options.maxSteps, options.tileCap, tile);
+      VerifyResult scratch;
+      detail::Context c2{module,   model, registry, rules,
+                         reporter, other, scratch,  ctx.brokenBarriers};
+      if (other.boundReached)
+        break;
+      detail::checkProtocol(c2);
+      detail::simulate(c2);
+      detail::checkAsync(c2);
+      detail::checkMasks(c2);
+      c2.attachConsequences();
+      result.deadlock |= scratch.deadlock;
+      result.tilesSimulated.push_back(tile);
+    }
+  }
   result.analyses = {"coverage",         "resources", "layout",           "usage",
                      "barrier-protocol", "hazards",   "async-completion", "bank-conflicts",
                      "coalescing"};
