@@ -4,6 +4,7 @@
 #include "cake/Sema/RuntimeBound.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace cake::sema {
 
@@ -40,6 +41,150 @@ std::optional<std::int64_t> evalTileExpr(const ir::Expr& e, const KernelModel& m
   default:
     return std::nullopt;
   }
+}
+
+bool TileExprCode::emit(const ir::Expr& e, const KernelModel& model, std::string_view tileVar) {
+  Ins ins;
+  switch (e.kind) {
+  case ir::ExprKind::Int:
+    ins.value = e.intValue;
+    break;
+  case ir::ExprKind::Name: {
+    auto c = std::find_if(model.consts.begin(), model.consts.end(),
+                          [&](const ConstInfo& k) { return k.name == e.text(); });
+    if (c == model.consts.end())
+      return false;
+    ins.value = c->value;
+    break;
+  }
+  case ir::ExprKind::Member: {
+    const ir::Expr& base = *e.children[0];
+    if (base.kind != ir::ExprKind::Name || base.text() != tileVar)
+      return false;
+    static constexpr std::string_view dims[] = {"x", "y", "z"};
+    auto d = std::find(std::begin(dims), std::end(dims), e.text());
+    if (d == std::end(dims))
+      return false;
+    ins.kind = Ins::Kind::Coord;
+    ins.value = d - std::begin(dims);
+    break;
+  }
+  case ir::ExprKind::Unary:
+    if (!emit(*e.children[0], model, tileVar))
+      return false;
+    ins.kind = Ins::Kind::Unary;
+    ins.unary = e.unaryOp;
+    break;
+  case ir::ExprKind::Binary:
+    if (!emit(*e.children[0], model, tileVar) || !emit(*e.children[1], model, tileVar))
+      return false;
+    ins.kind = Ins::Kind::Binary;
+    ins.binary = e.binaryOp;
+    break;
+  default:
+    return false;
+  }
+  m_code.push_back(ins);
+  return true;
+}
+
+std::optional<TileExprCode> TileExprCode::compile(const ir::Expr& e, const KernelModel& model,
+                                                  std::string_view tileVar) {
+  TileExprCode code;
+  if (!code.emit(e, model, tileVar))
+    return std::nullopt;
+  return code;
+}
+
+std::optional<std::int64_t> TileExprCode::eval(std::span<const std::int64_t> coords) const {
+  std::int64_t stack[64];
+  std::size_t top = 0;
+  for (const Ins& ins : m_code) {
+    switch (ins.kind) {
+    case Ins::Kind::Push:
+    case Ins::Kind::Coord:
+      if (top == std::size(stack))
+        return std::nullopt;
+      if (ins.kind == Ins::Kind::Coord && std::size_t(ins.value) >= coords.size())
+        return std::nullopt;
+      stack[top++] = ins.kind == Ins::Kind::Push ? ins.value : coords[std::size_t(ins.value)];
+      break;
+    case Ins::Kind::Unary: {
+      auto v = ir::fold(ins.unary, stack[top - 1]);
+      if (!v)
+        return std::nullopt;
+      stack[top - 1] = *v;
+      break;
+    }
+    case Ins::Kind::Binary: {
+      auto v = ir::fold(ins.binary, stack[top - 2], stack[top - 1]);
+      if (!v)
+        return std::nullopt;
+      stack[--top - 1] = *v;
+      break;
+    }
+    }
+  }
+  return top == 1 ? std::optional<std::int64_t>(stack[0]) : std::nullopt;
+}
+
+unsigned TileExprCode::dims() const {
+  unsigned out = 0;
+  for (const Ins& ins : m_code)
+    if (ins.kind == Ins::Kind::Coord)
+      out |= 1u << ins.value;
+  return out;
+}
+
+std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& model,
+                                     std::int64_t maxTiles) {
+  std::vector<std::int64_t> out;
+  if (!model.grid || model.grid->tileCount() > maxTiles)
+    return out;
+  std::int64_t tiles = model.grid->tileCount();
+  if (!loop.runtime) {
+    out.assign(std::size_t(tiles), loop.end - loop.begin);
+    return out;
+  }
+  auto lo = TileExprCode::compile(*loop.beginExpr, model, loop.tileVar);
+  auto hi = TileExprCode::compile(*loop.endExpr, model, loop.tileVar);
+  if (!lo || !hi)
+    return out;
+  // The bounds are evaluated once per combination of the coordinates they use (a causal
+  // bound over t.x: once per query block) and broadcast over the others.
+  const std::vector<std::int64_t>& ext = model.grid->tiles;
+  unsigned used = lo->dims() | hi->dims();
+  std::vector<std::int64_t> stride(ext.size(), 0);
+  std::int64_t combos = 1;
+  for (std::size_t d = 0; d < ext.size(); ++d)
+    if (used & (1u << d)) {
+      stride[d] = combos;
+      combos *= ext[d];
+    }
+  std::vector<std::int64_t> small(std::size_t(combos), 0);
+  std::vector<bool> known(std::size_t(combos), false);
+  out.reserve(std::size_t(tiles));
+  std::vector<std::int64_t> c(ext.size(), 0);
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    std::size_t k = 0;
+    for (std::size_t d = 0; d < c.size(); ++d)
+      k += std::size_t(c[d] * stride[d]);
+    if (!known[k]) {
+      auto b = lo->eval(c), e = hi->eval(c);
+      if (!b || !e)
+        return {};
+      small[k] = *e - *b;
+      known[k] = true;
+    }
+    out.push_back(small[k]);
+    // Next coordinates (x fastest), as tileCoords numbers the tiles.
+    for (std::size_t d = 0; d < c.size(); ++d) {
+      if (++c[d] < ext[d])
+        break;
+      c[d] = 0;
+    }
+  }
+  return out;
 }
 
 std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear) {

@@ -68,24 +68,57 @@ void checkTripCounts(Context& ctx) {
     }
     if (!runtime || byRole.size() < 2)
       continue;
-    for (std::int64_t t : tilesToCompare(m.grid->tileCount())) {
-      std::vector<std::int64_t> c = sema::tileCoords(*m.grid, t);
-      auto trips = [&](std::size_t l) -> std::int64_t {
-        auto r = sema::loopRange(m.loops[l], m, c);
-        return r ? r->second - r->first : 0;
-      };
-      std::vector<std::pair<std::string, std::int64_t>> counts;
+    // Per role, its advances of p on every tile (compiled bounds, once per loop) for grids up
+    // to kMaxTiles; larger grids evaluate the sampled tiles one by one.
+    std::int64_t tiles = m.grid->tileCount();
+    bool exact = tiles <= kMaxTiles;
+    std::vector<std::pair<std::string, std::vector<std::int64_t>>> totals;
+    if (exact) {
       for (const auto& [role, loops] : byRole) {
-        std::int64_t n = 0;
+        std::vector<std::int64_t> sum(std::size_t(tiles), 0);
         for (std::size_t l : loops) {
-          std::int64_t k = trips(l);
+          std::vector<std::int64_t> k = sema::tripCounts(m.loops[l], m, kMaxTiles);
           for (std::size_t o : uses[l].outer)
-            if (!m.loops[o].overTiles)
-              k *= trips(o);
-          n += k;
+            if (!m.loops[o].overTiles) {
+              std::vector<std::int64_t> ko = sema::tripCounts(m.loops[o], m, kMaxTiles);
+              for (std::size_t t = 0; t < k.size() && t < ko.size(); ++t)
+                k[t] *= ko[t];
+            }
+          for (std::size_t t = 0; t < k.size(); ++t)
+            sum[t] += k[t];
         }
-        counts.emplace_back(role, n);
+        totals.emplace_back(role, std::move(sum));
       }
+    }
+    for (std::int64_t t : tilesToCompare(tiles)) {
+      std::vector<std::pair<std::string, std::int64_t>> counts;
+      if (exact) {
+        bool same = true;
+        for (const auto& rt : totals)
+          same &= rt.second[std::size_t(t)] == totals.front().second[std::size_t(t)];
+        if (same)
+          continue;
+        for (const auto& rt : totals)
+          counts.emplace_back(rt.first, rt.second[std::size_t(t)]);
+      } else {
+        std::vector<std::int64_t> c = sema::tileCoords(*m.grid, t);
+        auto trips = [&](std::size_t l) -> std::int64_t {
+          auto r = sema::loopRange(m.loops[l], m, c);
+          return r ? r->second - r->first : 0;
+        };
+        for (const auto& [role, loops] : byRole) {
+          std::int64_t n = 0;
+          for (std::size_t l : loops) {
+            std::int64_t k = trips(l);
+            for (std::size_t o : uses[l].outer)
+              if (!m.loops[o].overTiles)
+                k *= trips(o);
+            n += k;
+          }
+          counts.emplace_back(role, n);
+        }
+      }
+      std::vector<std::int64_t> c = sema::tileCoords(*m.grid, t);
       // The odd role out: the first whose count differs from the most common one (with two
       // roles, the second); reported at its loop, with a note at a loop of the others.
       std::map<std::int64_t, int> votes;

@@ -6,6 +6,8 @@
 
 #include "cake/Sema/RuntimeBound.h"
 
+#include <algorithm>
+
 
 namespace cake::verify {
 
@@ -94,9 +96,30 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
     std::vector<std::int64_t> tiles = sema::representativeTiles(model);
     if (model.grid->persistent && sema::hasRuntimeBounds(model))
       tiles = {program.ctas - 1}; // the last CTA's tiles (CTA 0's were simulated)
+    // A tile whose run-time loops run the same trip counts as one already simulated repeats
+    // its protocol exactly (only addresses differ): simulated once.
+    auto tripsAt = [&](std::int64_t tile) {
+      std::vector<std::int64_t> out;
+      std::vector<std::int64_t> c = sema::tileCoords(*model.grid, tile);
+      for (const sema::LoopInfo& l : model.loops)
+        if (l.runtime) {
+          auto r = sema::loopRange(l, model, c);
+          out.push_back(r ? r->second - r->first : -1);
+        }
+      return out;
+    };
+    std::vector<std::vector<std::int64_t>> seen;
+    if (!model.grid->persistent)
+      seen.push_back(tripsAt(primary));
     for (std::int64_t tile : tiles) {
       if (tile == primary)
         continue;
+      if (!model.grid->persistent) {
+        std::vector<std::int64_t> trips = tripsAt(tile);
+        if (std::find(seen.begin(), seen.end(), trips) != seen.end())
+          continue;
+        seen.push_back(std::move(trips));
+      }
       detail::Program other =
           detail::unroll(module, model, options.maxSteps, options.tileCap, tile);
       VerifyResult scratch;
