@@ -8,7 +8,6 @@
 
 #include <algorithm>
 
-
 namespace cake::verify {
 
 std::uint32_t Trace::intern(std::string_view text) {
