@@ -122,6 +122,14 @@ void TstInterp::references() {
   ref::attentionFwd(q, k, v, o, 2, 2, 2, 1.0, true);
   QCOMPARE(o[0], 1.0); // the first query sees only the first key
   QCOMPARE(o[1], 0.0);
+  // LSE = log sum exp of the unmasked scores: query 0 causal sees score 0 only (log 1 = 0);
+  // query 1 (q = [1, 0]) sees scores [0, 1] in both modes.
+  std::vector<double> lse(2);
+  ref::attentionFwdLse(q, k, v, o, lse, 2, 2, 2, 1.0, true);
+  QCOMPARE(lse[0], 0.0);
+  QVERIFY(std::fabs(lse[1] - std::log(1 + std::exp(1.0))) < 1e-15);
+  ref::attentionFwdLse(q, k, v, o, lse, 2, 2, 2, 1.0, false);
+  QVERIFY(std::fabs(lse[0] - std::log(1 + std::exp(1.0))) < 1e-15);
   // k-means: points 0 and 3 against centroids 1 and 2 (1-D).
   auto d = ref::kmeansDistances(std::vector<double>{0, 3}, std::vector<double>{1, 2}, 1, 2, 2, 1);
   QCOMPARE(d, (std::vector<double>{1, 4, 4, 1}));

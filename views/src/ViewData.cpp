@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/ViewData.h"
 
+#include "cake/IR/Printer.h"
+
 #include "cake/Driver/Compiler.h"
 #include "cake/views/SymbolIndex.h"
 
@@ -15,6 +17,11 @@ namespace {
 QString loopLabel(const sema::LoopInfo& l) {
   QString var = QString::fromStdString(l.var);
   QString label = l.overTiles ? QStringLiteral("for %1 in tiles").arg(var)
+                  : l.runtime ? QStringLiteral("for %1 in %2..%3 (run-time, %4..%5 trips)")
+                                    .arg(var, QString::fromStdString(ir::print(*l.beginExpr)),
+                                         QString::fromStdString(ir::print(*l.endExpr)))
+                                    .arg(l.minTrip)
+                                    .arg(l.maxTrip)
                               : QStringLiteral("for %1 in %2..%3").arg(var).arg(l.begin).arg(l.end);
   if (!l.pipeline.empty())
     label += QStringLiteral(" pipeline=%1").arg(QString::fromStdString(l.pipeline));

@@ -399,6 +399,8 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
       const sema::LoopInfo& loop = m.loops[li];
       if (loop.overTiles)
         inTile = true;
+      else if (loop.runtime)
+        trips *= loop.meanTrip; // run-time range: its mean over the tiles (docs/cost.md)
       else
         trips *= double(std::max<std::int64_t>(0, loop.end - loop.begin));
     }

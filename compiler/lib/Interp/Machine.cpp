@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Machine.h"
 
+#include "cake/Sema/RuntimeBound.h"
+
 #include "cake/Interp/Swizzle.h"
 #include "cake/Reference/Rounding.h"
 
@@ -499,6 +501,16 @@ void Machine::enterLoop(RoleProc& p, const ir::Stmt& s) {
   if (li.overTiles) {
     f.value = 0;
     f.end = cta < m_tileCount ? (m_tileCount - cta + m_ctas - 1) / m_ctas : 0;
+  } else if (li.runtime) {
+    // A run-time range over the role's current tile (docs/ir.md).
+    auto tile = p.tiles.find(li.tileVar);
+    auto range = tile == p.tiles.end() ? std::nullopt : sema::loopRange(li, model, tile->second);
+    if (!range) {
+      fail(DiagId::HwNoCpuSemantics, s, "the CPU interpreter cannot evaluate this loop's range");
+      return;
+    }
+    f.value = range->first;
+    f.end = range->second;
   } else {
     f.value = li.begin;
     f.end = li.end;

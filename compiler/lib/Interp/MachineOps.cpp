@@ -155,9 +155,9 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
   }
   if (name == "mbarrier.init" || name == "mbarrier.try_wait" || name == "mbarrier.arrive" ||
       name == "mbarrier.arrive_expect_tx" || name == "mbarrier.expect_tx" || name == "cta.sync" ||
-      name == "bar.sync" || name == "cp.async.commit" || name == "cp.async.wait" ||
-      name == "wgmma.commit" || name == "wgmma.wait" || name == "bulk.commit_group" ||
-      name == "bulk.wait_group" || name == "tcgen05.commit")
+      name == "bar.sync" || name == "bar.arrive" || name == "cp.async.commit" ||
+      name == "cp.async.wait" || name == "wgmma.commit" || name == "wgmma.wait" ||
+      name == "bulk.commit_group" || name == "bulk.wait_group" || name == "tcgen05.commit")
     return executeSync(p, op, name);
 
   const ir::Stmt& s = *op.stmt;
@@ -299,6 +299,33 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
       if (!a)
         return false;
       write((*a)[0], std::vector<double>(std::size_t((*a)[0].view.count()), value), i);
+    }
+    return true;
+  }
+  if (name == "ew.mask") {
+    // Element (r, c): query row + r, key col + c; -inf at or past seqlen, and after the query
+    // when causal. The attributes are evaluated per instance (row may name wg).
+    bool causal = attribute(op, "causal", p).b;
+    for (std::int64_t i = 0; i < n; ++i) {
+      auto a = args(i);
+      if (!a)
+        return false;
+      auto at = [&](std::string_view attr) -> std::optional<std::int64_t> {
+        const ir::Attribute* x = s.attribute(attr);
+        return x && x->value ? eval(*x->value, p, g, i) : std::optional<std::int64_t>(0);
+      };
+      auto row = at("row"), col = at("col"), seqlen = at("seqlen");
+      if (!row || !col || !seqlen)
+        return noSemantics("its row, col or seqlen cannot be evaluated");
+      std::vector<std::int64_t> shape = (*a)[0].view.shape();
+      std::int64_t cols = shape.empty() ? 1 : shape.back();
+      std::vector<double> x = read((*a)[0]);
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        std::int64_t q = *row + std::int64_t(k) / cols, key = *col + std::int64_t(k) % cols;
+        if (key >= *seqlen || (causal && key > q))
+          x[k] = -std::numeric_limits<double>::infinity();
+      }
+      write((*a)[0], x, i);
     }
     return true;
   }
@@ -594,6 +621,20 @@ bool Machine::executeSync(RoleProc& p, const sema::OpInfo& op, const std::string
     std::int64_t bytes = name == "mbarrier.arrive" ? 0 : attribute(op, "bytes", p).i;
     // expect-tx first, then the arrival (one atomic operation on the hardware).
     arrive(v->index, element, count, bytes);
+    return true;
+  }
+  if (name == "bar.arrive") {
+    // The producer side of a named barrier: counts towards the current generation, as the
+    // hardware's one arrival count per barrier id does, and never waits.
+    std::size_t key = op.operands[0].entityIndex;
+    std::int64_t expected = std::int64_t(model.barriers[key].roles.size());
+    auto& arrived = namedArrived[key];
+    if (arrived.size() < 2 + procs.size())
+      arrived.assign(2 + procs.size(), 0);
+    if (std::int64_t(++arrived[1]) >= expected) {
+      ++arrived[0];
+      arrived[1] = 0;
+    }
     return true;
   }
   if (name == "cta.sync" || name == "bar.sync") {

@@ -146,10 +146,13 @@ std::optional<Bound> bind(const ref::Workload& w, const driver::CheckResult& k,
     need(y == x, "Y", "Y must have X's shape " + str(x) + "; it is " + str(y));
   } else if (w.op == "row_softmax") {
     need(shape("Y") == shape("X"), "Y", "Y must have X's shape " + str(shape("X")));
-  } else if (w.op == "attention_fwd") {
+  } else if (w.op == "attention_fwd" || w.op == "attention_fwd_lse") {
     auto q = shape("Q");
     for (const char* s : {"K", "V", "O"})
       need(shape(s) == q, s, std::string(s) + " must have Q's shape " + str(q));
+    if (w.op == "attention_fwd_lse")
+      need(shape("LSE") == std::vector<std::int64_t>{q[0]}, "LSE",
+           "LSE needs one value per row of Q " + str(q));
     double seq = b.attrs.count("seq") ? b.attrs["seq"] : double(q[0]);
     need(seq >= 1 && std::int64_t(seq) == seq && q[0] % std::int64_t(seq) == 0, "Q",
          "attribute seq = " + std::to_string(std::int64_t(seq)) + " must divide Q's rows " +
@@ -327,7 +330,7 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
       estimate += n * 4 * std::uint64_t(std::max<std::int64_t>(1, k.model.threadsPerCta()));
   }
   estimate += std::uint64_t(k.model.smemBytes()) * 4;
-  if (workload->op == "attention_fwd") {
+  if (workload->op == "attention_fwd" || workload->op == "attention_fwd_lse") {
     double seq = bound->attrs.count("seq") ? bound->attrs["seq"]
                                           : double(k.model.buffers[bound->slot["Q"]].shape[0]);
     estimate += std::uint64_t(seq * seq * 8);
@@ -413,6 +416,15 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
       auto x = shape("X");
       double eps = bound->attrs.count("eps") ? bound->attrs["eps"] : 1e-6;
       ref::rmsnorm(in("X"), in("W"), out("Y"), x[0], x[1], eps);
+    } else if (op == "attention_fwd_lse") {
+      auto q = shape("Q");
+      double seq = bound->attrs.count("seq") ? bound->attrs["seq"] : double(q[0]);
+      double scale =
+          bound->attrs.count("scale") ? bound->attrs["scale"] : 1.0 / std::sqrt(double(q[1]));
+      bool causal = bound->attrs.count("causal") && bound->attrs["causal"] != 0.0;
+      std::vector<double>& o = out("O");
+      ref::attentionFwdLse(in("Q"), in("K"), in("V"), o, out("LSE"), q[0], q[1], std::int64_t(seq),
+                           scale, causal);
     } else if (op == "attention_fwd") {
       auto q = shape("Q");
       double seq = bound->attrs.count("seq") ? bound->attrs["seq"] : double(q[0]);

@@ -57,6 +57,7 @@ const std::vector<std::pair<std::string_view, PatternFn>>& loweringPatterns() {
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opElementwise(op, s, 3); }},
       {"softmax.rescale",
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opSoftmaxRescale(op, s); }},
+      {"ew.mask", [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opMask(op, s); }},
       {"reduce.warp",
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opReduceWarp(op, s); }},
       {"reduce.cta",

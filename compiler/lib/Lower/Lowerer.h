@@ -233,6 +233,8 @@ public:
   /// ew.unary (1 input), ew.binary (2), ew.fma (3).
   void opElementwise(const sema::OpInfo& op, const ir::Stmt& s, int inputs);
   void opSoftmaxRescale(const sema::OpInfo& op, const ir::Stmt& s);
+  // LowerMask.cpp: the attention score mask (ew.mask)
+  void opMask(const sema::OpInfo& op, const ir::Stmt& s);
   void opReduceWarp(const sema::OpInfo& op, const ir::Stmt& s);
   void opReduceCta(const sema::OpInfo& op, const ir::Stmt& s);
   void opArgReduce(const sema::OpInfo& op, const ir::Stmt& s, bool isMin);

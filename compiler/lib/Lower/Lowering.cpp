@@ -835,8 +835,8 @@ bool Lowerer::smallLoop(const ir::Stmt& loop, const sema::LoopInfo& info) const 
   // ptxas sees straight-line code. (The middle end's own unrollers do not run: lowering
   // decides what is unrolled.)
   std::int64_t trip = info.end - info.begin;
-  if (trip < 1 || trip > 4)
-    return false;
+  if (info.runtime || trip < 1 || trip > 4)
+    return false; // a run-time range is a loop whatever its bounds
   std::int64_t ops = 0;
   for (const ir::StmtPtr& st : loop.body) {
     if (st->kind == ir::StmtKind::For)
@@ -951,6 +951,13 @@ void Lowerer::lowerLoop(const ir::Stmt& s) {
   const ir::Expr& rangeExpr = *s.block().loopRange;
   ExprRef begin = rangeExpr.children.size() == 2 ? lowerExpr(*rangeExpr.children[0]) : i32(0);
   ExprRef end = rangeExpr.children.size() == 2 ? lowerExpr(*rangeExpr.children[1]) : i32(0);
+  if (info->runtime && loopNeedsUnroll(s)) {
+    unsupported("loop '" + info->var +
+                "' has a run-time range (docs/ir.md) and its variable "
+                "selects registers: registers cannot be indexed by a trip count known only at "
+                "run time");
+    return;
+  }
   if (loopNeedsUnroll(s) || smallLoop(s, *info)) {
     repeat(info->var, info->end - info->begin, [&](ExprRef i) {
       m_role.loopExprs[info->var] = add(i32(info->begin), i);

@@ -63,9 +63,16 @@ void rmsnorm(std::span<const double> x, std::span<const double> w, std::span<dou
   }
 }
 
-void attentionFwd(std::span<const double> q, std::span<const double> k,
-                  std::span<const double> v, std::span<double> o, std::int64_t rows,
-                  std::int64_t d, std::int64_t seq, double scale, bool causal) {
+void attentionFwd(std::span<const double> q, std::span<const double> k, std::span<const double> v,
+                  std::span<double> o, std::int64_t rows, std::int64_t d, std::int64_t seq,
+                  double scale, bool causal) {
+  attentionFwdLse(q, k, v, o, {}, rows, d, seq, scale, causal);
+}
+
+void attentionFwdLse(std::span<const double> q, std::span<const double> k,
+                     std::span<const double> v, std::span<double> o, std::span<double> lse,
+                     std::int64_t rows, std::int64_t d, std::int64_t seq, double scale,
+                     bool causal) {
   if (seq <= 0)
     return;
   std::vector<double> s(static_cast<std::size_t>(seq * seq));
@@ -83,8 +90,11 @@ void attentionFwd(std::span<const double> q, std::span<const double> k,
         row[j] = j < last ? std::exp(row[j] * scale - mx) : 0.0;
         sum += row[j];
       }
+      if (!lse.empty())
+        lse[static_cast<std::size_t>(base + i)] =
+            sum > 0 ? mx + std::log(sum) : -std::numeric_limits<double>::infinity();
       for (std::int64_t j = 0; j < seq; ++j)
-        row[j] /= sum;
+        row[j] = sum > 0 ? row[j] / sum : 0.0;
     }
     // O = P V: V is [seq, d] row-major, so this is a plain NN product.
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(seq),

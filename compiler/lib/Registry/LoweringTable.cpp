@@ -91,6 +91,8 @@ const std::vector<BuiltinPattern>& builtinPatterns() {
        "row / column / scalar broadcasts between fragment layouts, generated as arithmetic", false},
       {"ew.fma", "elementwise", "r r r r", "generated as fma arithmetic over the fragment layouts",
        false},
+      {"ew.mask", "elementwise", "r",
+       "each element's query and key index from the fragment layout, compare and select", false},
       {"softmax.rescale", "elementwise", "r r r",
        "one factor per accumulator row held by the thread, then a row-broadcast multiply", false},
       {"reduce.warp", "elementwise", "r r",

@@ -108,23 +108,23 @@ constexpr std::array<std::pair<EffectKind, std::string_view>, 15> kEffectNames =
     {EffectKind::Commit, "commit"},
 }};
 
-constexpr std::string_view kCategories[] = {"movement",  "compute", "elementwise", "reduction",
-                                            "sync",      "memory",  "control"};
+constexpr std::string_view kCategories[] = {"movement", "compute", "elementwise", "reduction",
+                                            "sync",     "memory",  "control"};
 constexpr std::string_view kOperandKinds[] = {"buffer", "tensormap", "mbarrier", "nbarrier"};
 constexpr std::string_view kArrayModes[] = {"element", "whole"};
 constexpr std::string_view kAccess[] = {"none", "read", "write", "readwrite"};
-constexpr std::string_view kAttrTypes[] = {"int",      "float", "bool",  "enum",
-                                           "dtype",    "int_list", "expr", "string"};
+constexpr std::string_view kAttrTypes[] = {"int",   "float",    "bool", "enum",
+                                           "dtype", "int_list", "expr", "string"};
 constexpr std::string_view kProxies[] = {"generic", "async"};
-constexpr std::string_view kFenceKinds[] = {"async",         "generic",        "mbarrier_init",
-                                            "tcgen05_before", "tcgen05_after", "acq_rel", "wgmma"};
+constexpr std::string_view kFenceKinds[] = {
+    "async", "generic", "mbarrier_init", "tcgen05_before", "tcgen05_after", "acq_rel", "wgmma"};
 constexpr std::string_view kFenceScopes[] = {"cta", "cluster", "gpu"};
 constexpr std::string_view kSyncScopes[] = {"cta", "role"};
-constexpr std::string_view kGroups[] = {"cp.async", "bulk", "wgmma", "tcgen05", "tcgen05.ld",
-                                        "tcgen05.st"};
-constexpr std::string_view kCostClasses[] = {"tensor", "tma",  "global_memory", "shared_memory",
-                                             "tmem",   "alu",  "sfu",           "sync",
-                                             "control"};
+constexpr std::string_view kSyncModes[] = {"sync", "arrive"};
+constexpr std::string_view kGroups[] = {"cp.async", "bulk",       "wgmma",
+                                        "tcgen05",  "tcgen05.ld", "tcgen05.st"};
+constexpr std::string_view kCostClasses[] = {
+    "tensor", "tma", "global_memory", "shared_memory", "tmem", "alu", "sfu", "sync", "control"};
 constexpr std::string_view kCostUnits[] = {"flop", "byte", "instr"};
 
 bool validPrimitiveName(std::string_view n) {
@@ -618,6 +618,9 @@ private:
         def.syncScope = e.oneOf("scope", kSyncScopes, false).value_or("cta");
         if (!def.operand.empty() && v.get("scope"))
           e.invalid(*v.get("scope"), "a sync on a named barrier takes its scope from the barrier");
+        def.syncArrive = e.oneOf("mode", kSyncModes, false).value_or("sync") == "arrive";
+        if (def.syncArrive && def.operand.empty())
+          e.invalid(*v.get("mode"), "only a named barrier can be arrived on without waiting");
         break;
       case EK::Fence:
         def.proxy = e.oneOf("proxy", kFenceKinds, true).value_or("");

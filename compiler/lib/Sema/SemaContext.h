@@ -171,6 +171,10 @@ private:
   void checkOn(const Stmt& s);
   void checkStmt(const Stmt& s, StmtCtx& ctx);
   void checkFor(const Stmt& s, StmtCtx& ctx);
+  // SemaRuntimeLoop.cpp: loop ranges over tile coordinates (run-time trip counts)
+  /// True when `range` (lo..hi) mentions a tile coordinate; then checks it as a run-time range
+  /// and fills `loop` (false: the caller checks a constant range).
+  bool checkRuntimeRange(const Expr& range, const StmtCtx& ctx, LoopInfo& loop, bool& ok);
   void checkOp(const Stmt& s, const StmtCtx& ctx);
 
   // SemaOperand.cpp: operands, subscripts, attributes and primitive constraints

@@ -109,6 +109,8 @@ void Checker::checkFor(const Stmt& s, StmtCtx& ctx) {
         report(DiagId::SemLoopBounds, range.id, "loops over tiles do not nest");
         ok = false;
       }
+  } else if (range.kind == ExprKind::Range && checkRuntimeRange(range, ctx, loop, ok)) {
+    // a range over tile coordinates: checked (and `loop` filled) by checkRuntimeRange
   } else if (range.kind == ExprKind::Range) {
     auto lo = constInt(*range.children[0], "loop start", &ctx);
     auto hi = constInt(*range.children[1], "loop end", &ctx);
@@ -122,10 +124,12 @@ void Checker::checkFor(const Stmt& s, StmtCtx& ctx) {
     } else {
       loop.begin = *lo;
       loop.end = *hi;
+      loop.minTrip = loop.maxTrip = *hi - *lo;
+      loop.meanTrip = double(*hi - *lo);
     }
   } else {
     report(DiagId::SemLoopBounds, range.id,
-           "a loop runs over 'tiles' or a constant range 'lo..hi'");
+           "a loop runs over 'tiles' or a range 'lo..hi' (constants and tile coordinates)");
     ok = false;
   }
   for (const Attribute& a : s.attributes) {

@@ -107,5 +107,12 @@ void checkCoverage(Context& ctx);
 void checkRequirements(Context& ctx);
 void checkUsage(Context& ctx);
 void checkPerformance(Context& ctx);
+/// Run-time loop ranges: on every tile, each role that advances a pipeline must advance it as
+/// often as every other role does (ps-trip-count-mismatch; RuntimeLoops.cpp). Marks the
+/// pipeline's barriers broken so the simulation does not repeat the deadlock.
+void checkTripCounts(Context& ctx);
+/// ew.mask executions whose key block starts at or past the mask's sequence length
+/// (dc-mask-past-sequence-end; RuntimeLoops.cpp).
+void checkMasks(Context& ctx);
 
 } // namespace cake::verify::detail

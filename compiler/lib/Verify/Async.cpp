@@ -152,7 +152,8 @@ private:
           m_regWrites.clear();
         break;
       case reg::EffectKind::Sync:
-        if (syncCoversRole(s, e))
+        // bar.arrive does not wait: it orders nothing among the role's own threads.
+        if (!e.syncArrive && syncCoversRole(s, e))
           ++m_epoch;
         break;
       default:

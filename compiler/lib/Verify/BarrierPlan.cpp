@@ -180,7 +180,7 @@ private:
       for (std::size_t i = 0; i <= level(k); ++i)
         t[i] = Effect::Clear;
     for (const reg::EffectDef& e : op.primitive->effects) {
-      if (e.kind == reg::EffectKind::Sync)
+      if (e.kind == reg::EffectKind::Sync && !e.syncArrive)
         t.fill(Effect::Clear);
       else if (genericSlotAccess(op, e))
         t.fill(Effect::Set);

@@ -6,6 +6,7 @@
 
 #include "cake/IR/Printer.h"
 #include "cake/Sema/Interval.h"
+#include "cake/Sema/RuntimeBound.h"
 
 #include <algorithm>
 #include <limits>
@@ -87,8 +88,8 @@ namespace {
 class Unroller {
 public:
   Unroller(const Module& module, const sema::KernelModel& model, std::size_t maxSteps,
-           std::int64_t tileCap)
-      : m_module(module), m_model(model), m_maxSteps(maxSteps) {
+           std::int64_t tileCap, std::int64_t firstTile)
+      : m_module(module), m_model(model), m_maxSteps(maxSteps), m_firstTile(firstTile) {
     for (std::size_t i = 0; i < model.ops.size(); ++i)
       m_opIndex.emplace(model.ops[i].stmt, i);
     for (std::size_t i = 0; i < model.loops.size(); ++i)
@@ -160,9 +161,22 @@ private:
       return;
     std::size_t li = it->second;
     const sema::LoopInfo& info = m_model.loops[li];
-    std::int64_t count = info.overTiles ? m_program.tilesAnalysed : info.end - info.begin;
+    std::int64_t begin = info.begin, count = info.end - info.begin;
+    if (info.overTiles) {
+      begin = m_firstTile;
+      count = m_program.tilesAnalysed;
+    } else if (info.runtime) {
+      // Run-time range: evaluated at this role's current tile (docs/ir.md).
+      auto tile = m_tiles.find(info.tileVar);
+      auto range =
+          tile == m_tiles.end() ? std::nullopt : sema::loopRange(info, m_model, tile->second);
+      if (!range)
+        return;
+      begin = range->first;
+      count = range->second - range->first;
+    }
     for (std::int64_t n = 0; n < count && budgetLeft(); ++n) {
-      std::int64_t value = info.overTiles ? n * m_program.ctas : info.begin + n;
+      std::int64_t value = info.overTiles ? begin + n * m_program.ctas : begin + n;
       if (info.overTiles) {
         // Tile coordinates of this CTA's n-th tile (CTA 0 of the launch).
         std::vector<std::int64_t> coords;
@@ -427,6 +441,7 @@ private:
   const Module& m_module;
   const sema::KernelModel& m_model;
   std::size_t m_maxSteps;
+  std::int64_t m_firstTile = 0;
   std::size_t m_steps = 0;
   Program m_program;
   std::unordered_map<const Stmt*, std::size_t> m_opIndex;
@@ -455,8 +470,10 @@ private:
 } // namespace
 
 Program unroll(const Module& module, const sema::KernelModel& model, std::size_t maxSteps,
-               std::int64_t tileCap) {
-  return Unroller(module, model, maxSteps, tileCap).run();
+               std::int64_t tileCap, std::int64_t firstTile) {
+  Program p = Unroller(module, model, maxSteps, tileCap, firstTile).run();
+  p.firstTile = firstTile;
+  return p;
 }
 
 } // namespace cake::verify::detail

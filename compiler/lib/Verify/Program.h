@@ -112,17 +112,21 @@ struct RoleStream {
 
 struct Program {
   std::vector<RoleStream> roles;
-  std::int64_t ctas = 1;           ///< CTAs launched (persistent: min(tiles, SMs))
-  std::int64_t tilesPerCta = 1;    ///< tiles of the busiest CTA
-  std::int64_t tilesAnalysed = 1;  ///< tile-loop iterations unrolled per role
-  bool boundReached = false;       ///< the step budget stopped the unrolling
+  std::int64_t ctas = 1;          ///< CTAs launched (persistent: min(tiles, SMs))
+  std::int64_t tilesPerCta = 1;   ///< tiles of the busiest CTA
+  std::int64_t tilesAnalysed = 1; ///< tile-loop iterations unrolled per role
+  bool boundReached = false;      ///< the step budget stopped the unrolling
+  std::int64_t firstTile = 0;     ///< linear tile of the simulated CTA's first tile
   std::size_t totalSteps = 0;
 };
 
 /// Unrolls every role (tile loops capped at `tileCap` iterations, at most `maxSteps` steps in
 /// all). Operations must have passed the type checker.
+/// `firstTile` is the linear tile of the simulated CTA's first tile (static grids: the CTA's
+/// only tile; persistent grids: the CTA index), so run-time loop ranges can be simulated at
+/// representative tiles.
 Program unroll(const ir::Module& module, const sema::KernelModel& model, std::size_t maxSteps,
-               std::int64_t tileCap);
+               std::int64_t tileCap, std::int64_t firstTile = 0);
 
 /// The scope an operation is issued at: its primitive's, or the one its issue attribute
 /// chooses (mbarrier.arrive scope=warpgroup).

@@ -172,14 +172,20 @@ bool Simulator::tryStep(std::size_t r, const Step& s) {
       }
       Rendezvous& rv = m_rendezvous[key];
       if (std::find(rv.arrived.begin(), rv.arrived.end(), r) == rv.arrived.end()) {
+        if (e.syncArrive)
+          checkArriveOverrun(r, s, key, people);
         if (rv.arrived.empty()) {
           rv.joined.assign(m_width, 0);
           rv.firstArrival = m_time;
         }
         rv.arrived.push_back(r);
+        rv.stamps.push_back(rs.clock[r]);
+        rv.steps.push_back(&s);
         join(rv.joined, rs.clock);
         m_inst->syncArrive(key, r);
       }
+      if (e.syncArrive)
+        continue; // bar.arrive counts towards the barrier and does not wait
       if (rv.arrived.size() < people.size())
         return false;
       rv.complete = true;
@@ -221,6 +227,12 @@ bool Simulator::tryStep(std::size_t r, const Step& s) {
       auto it = m_rendezvous.find(key);
       if (it == m_rendezvous.end())
         break;
+      if (e.syncArrive) {
+        // The producer side acquires nothing: it only counts towards this use.
+        record(TraceEvent::Kind::Sync, r, s, key.first, -1, -1, -1, 0);
+        ++rs.namedSyncs[key.first];
+        break;
+      }
       join(rs.clock, it->second.joined);
       m_inst->syncPass(key, r);
       rs.lastSync = &s;
@@ -373,6 +385,53 @@ bool Simulator::tryStep(std::size_t r, const Step& s) {
     }
   }
   return true;
+}
+
+void Simulator::checkArriveOverrun(std::size_t r, const Step& s,
+                                   std::pair<std::size_t, std::int64_t> key,
+                                   const std::vector<std::size_t>& people) {
+  if (key.second == 0)
+    return;
+  auto prev = m_rendezvous.find({key.first, key.second - 1});
+  if (prev == m_rendezvous.end())
+    return;
+  // Use n - 1 is complete for this arrival when every participant arrived in it and this
+  // role has observed each of those arrivals (happens-before): otherwise some interleaving
+  // lets both arrivals of this role count towards use n - 1.
+  const Rendezvous& rv = prev->second;
+  const RoleState& rs = m_roles[r];
+  std::string missing;
+  for (std::size_t p : people) {
+    auto at = std::find(rv.arrived.begin(), rv.arrived.end(), p);
+    if (p == r)
+      continue;
+    if (at == rv.arrived.end() || rs.clock[p] <= rv.stamps[std::size_t(at - rv.arrived.begin())]) {
+      missing = m_model.roles[p].name;
+      break;
+    }
+  }
+  if (missing.empty())
+    return;
+  const sema::BarrierInfo& b = m_model.barriers[key.first];
+  const sema::OpInfo& op = m_ctx.op(s);
+  Diagnostic* d = m_ctx.reporter.report(
+      VerifyId::NamedBarrierOverrun, m_ctx.opRange(op),
+      "'" + m_model.roles[r].name + "' arrives on '" + b.name + "' for use #" +
+          std::to_string(key.second + 1) + " (" + m_ctx.context(s) + ") before use #" +
+          std::to_string(key.second) + " is complete: '" + missing +
+          "' has not been seen to reach it, so the hardware may count both arrivals of '" +
+          m_model.roles[r].name + "' towards one use and release a waiter early");
+  if (!d)
+    return;
+  for (std::size_t i = 0; i < rv.arrived.size(); ++i)
+    if (rv.arrived[i] == r)
+      addNote(d, m_ctx.opRange(m_ctx.op(*rv.steps[i])),
+              "the previous arrival of '" + m_model.roles[r].name + "' (" +
+                  m_ctx.context(*rv.steps[i]) + ")");
+  addNote(d, m_ctx.declRange(b.decl), "named barrier declared here");
+  setFix(d, "wait for the token (a bar.sync on the barrier the other role arrives on) "
+            "before arriving on '" +
+                b.name + "' again");
 }
 
 std::uint32_t Simulator::barrierText(std::size_t barrier) {

@@ -114,6 +114,8 @@ struct AgentWrite {
 
 struct Rendezvous {
   std::vector<std::size_t> arrived;
+  std::vector<std::uint64_t> stamps; ///< each arrival's own clock component (parallel)
+  std::vector<const Step*> steps;    ///< each arrival's step (parallel)
   Clock joined;
   std::uint64_t firstArrival = 0;
   bool complete = false;
@@ -153,6 +155,10 @@ private:
   static constexpr std::size_t kNoBarrier = SIZE_MAX - 1;
 
   /// The trace's string id of a barrier name (SIZE_MAX: the CTA barrier), interned once.
+  /// bar.arrive at use `key.second` of a named barrier: reports ps-named-barrier-overrun when
+  /// the previous use is not complete as far as role `r` has observed.
+  void checkArriveOverrun(std::size_t r, const Step& s, std::pair<std::size_t, std::int64_t> key,
+                          const std::vector<std::size_t>& people);
   std::uint32_t barrierText(std::size_t barrier);
 
   TraceEvent& record(TraceEvent::Kind kind, std::size_t r, const Step& s, std::size_t barrier,

@@ -4,6 +4,10 @@
 
 #include "Analyses.h"
 
+#include "cake/Sema/RuntimeBound.h"
+
+#include <algorithm>
+
 namespace cake::verify {
 
 std::uint32_t Trace::intern(std::string_view text) {
@@ -50,7 +54,11 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
     return result;
   result.ran = true;
   detail::Reporter reporter(rules, diags, module.sourceMap);
-  detail::Program program = detail::unroll(module, model, options.maxSteps, options.tileCap);
+  // Run-time loop ranges: the first simulation (whose trace `cake trace` shows and the cost
+  // model re-times) runs the tile with the mean trip count; persistent grids start at CTA 0.
+  const std::int64_t primary = model.grid && !model.grid->persistent ? sema::primaryTile(model) : 0;
+  detail::Program program =
+      detail::unroll(module, model, options.maxSteps, options.tileCap, primary);
   result.ctas = program.ctas;
   result.tilesPerCta = program.tilesPerCta;
   result.tilesAnalysed = program.tilesAnalysed;
@@ -71,13 +79,63 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
                         " operation executions; protocol totals are not judged, only the "
                         "executions analysed");
   } else {
+    detail::checkTripCounts(ctx);
     detail::checkProtocol(ctx);
   }
   detail::simulate(ctx);
   detail::checkCluster(ctx);
   detail::checkAsync(ctx);
+  detail::checkMasks(ctx);
   detail::checkPerformance(ctx);
   ctx.attachConsequences();
+  // Run-time loop ranges: the protocol is simulated again at the other representative tiles
+  // (first, last, fewest and most iterations; docs/ir.md). Findings repeat only when new (the
+  // reporter drops a code already reported at the same place); the trace stays the first
+  // tile's.
+  if (model.grid && !program.boundReached) {
+    std::vector<std::int64_t> tiles = sema::representativeTiles(model);
+    if (model.grid->persistent && sema::hasRuntimeBounds(model))
+      tiles = {program.ctas - 1}; // the last CTA's tiles (CTA 0's were simulated)
+    // A tile whose run-time loops run the same trip counts as one already simulated repeats
+    // its protocol exactly (only addresses differ): simulated once.
+    auto tripsAt = [&](std::int64_t tile) {
+      std::vector<std::int64_t> out;
+      std::vector<std::int64_t> c = sema::tileCoords(*model.grid, tile);
+      for (const sema::LoopInfo& l : model.loops)
+        if (l.runtime) {
+          auto r = sema::loopRange(l, model, c);
+          out.push_back(r ? r->second - r->first : -1);
+        }
+      return out;
+    };
+    std::vector<std::vector<std::int64_t>> seen;
+    if (!model.grid->persistent)
+      seen.push_back(tripsAt(primary));
+    for (std::int64_t tile : tiles) {
+      if (tile == primary)
+        continue;
+      if (!model.grid->persistent) {
+        std::vector<std::int64_t> trips = tripsAt(tile);
+        if (std::find(seen.begin(), seen.end(), trips) != seen.end())
+          continue;
+        seen.push_back(std::move(trips));
+      }
+      detail::Program other =
+          detail::unroll(module, model, options.maxSteps, options.tileCap, tile);
+      VerifyResult scratch;
+      detail::Context c2{module,   model, registry, rules,
+                         reporter, other, scratch,  ctx.brokenBarriers};
+      if (other.boundReached)
+        break;
+      detail::checkProtocol(c2);
+      detail::simulate(c2);
+      detail::checkAsync(c2);
+      detail::checkMasks(c2);
+      c2.attachConsequences();
+      result.deadlock |= scratch.deadlock;
+      result.tilesSimulated.push_back(tile);
+    }
+  }
   result.analyses = {"coverage",         "resources", "layout",           "usage",
                      "barrier-protocol", "hazards",   "async-completion", "bank-conflicts",
                      "coalescing"};

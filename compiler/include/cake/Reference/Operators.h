@@ -31,9 +31,16 @@ void rmsnorm(std::span<const double> x, std::span<const double> w, std::span<dou
 
 /// O = softmax(scale * Q K^T [+ causal mask]) V for each block of `seq` consecutive rows
 /// (heads stacked along the rows of [rows, d] tensors).
-void attentionFwd(std::span<const double> q, std::span<const double> k,
-                  std::span<const double> v, std::span<double> o, std::int64_t rows,
-                  std::int64_t d, std::int64_t seq, double scale, bool causal);
+void attentionFwd(std::span<const double> q, std::span<const double> k, std::span<const double> v,
+                  std::span<double> o, std::int64_t rows, std::int64_t d, std::int64_t seq,
+                  double scale, bool causal);
+/// attentionFwd that also writes the natural-log log-sum-exp of every query row's scaled
+/// scores (`lse`, one value per row of q; -inf for a row whose keys are all masked), as
+/// FlashAttention's forward pass returns it for the backward pass.
+void attentionFwdLse(std::span<const double> q, std::span<const double> k,
+                     std::span<const double> v, std::span<double> o, std::span<double> lse,
+                     std::int64_t rows, std::int64_t d, std::int64_t seq, double scale,
+                     bool causal);
 
 /// Squared distances dist[b * n + i, j] = ||X[b * n + i] - C[b * kc + j]||^2 for `batches`
 /// batches of n points and kc centroids of dimension d; returns [batches * n, kc].

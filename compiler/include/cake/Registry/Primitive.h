@@ -102,6 +102,9 @@ struct EffectDef {
   /// Sync without an nbarrier operand: "cta" (every thread of the CTA) or "role" (the
   /// executing role's threads; lowering uses a named barrier sized to the role).
   std::string syncScope = "cta";
+  /// Sync with `"mode": "arrive"` (bar.arrive): the issuing threads count towards the named
+  /// barrier's thread count without waiting for it to complete (the producer side).
+  bool syncArrive = false;
   SourceRange range;
 };
 

@@ -112,6 +112,19 @@ struct LoopInfo {
   bool overTiles = false;
   std::int64_t begin = 0, end = 0; ///< half-open; for tile loops [0, tiles per CTA bound)
   std::string pipeline;
+  /// Run-time bounds (docs/ir.md, "Run-time loop bounds"): the range depends on the tile
+  /// coordinates of `tileVar`. `begin`/`end` then hold the smallest start and the largest
+  /// end over all tiles (sound for interval arithmetic); evaluate the range per tile with
+  /// sema::loopRange.
+  bool runtime = false;
+  const ir::Expr* beginExpr = nullptr;
+  const ir::Expr* endExpr = nullptr;
+  std::string tileVar;
+  std::int64_t minTrip = 0, maxTrip = 0;         ///< over all tiles (constant loops: end - begin)
+  double meanTrip = 0;                           ///< over all tiles
+  std::int64_t minTripTile = 0, maxTripTile = 0; ///< first linear tile reaching each
+  std::int64_t meanTripTile = 0; ///< first linear tile whose trip count is closest to the mean
+  std::int64_t trip() const { return end - begin; }
 };
 
 /// What kind of entity an operand refers to.

@@ -175,6 +175,9 @@ struct VerifyResult {
   std::int64_t tilesAnalysed = 0;
   bool boundReached = false;
   bool deadlock = false;
+  /// Linear tiles (persistent grids: CTAs) simulated after the first because the kernel has
+  /// run-time loop ranges (sema::representativeTiles).
+  std::vector<std::int64_t> tilesSimulated;
   std::vector<BlockedRole> blocked; ///< filled when deadlock is set
   Trace trace;
   std::vector<BarrierSummary> barriers;

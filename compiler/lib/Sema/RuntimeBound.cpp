@@ -1,0 +1,238 @@
+// Run-time loop bounds evaluated at concrete tile coordinates (shared by the verifier's
+// simulation, the CPU interpreter and the cost model, so they agree on every trip count).
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/Sema/RuntimeBound.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace cake::sema {
+
+std::optional<std::int64_t> evalTileExpr(const ir::Expr& e, const KernelModel& model,
+                                         std::string_view tileVar,
+                                         std::span<const std::int64_t> coords) {
+  switch (e.kind) {
+  case ir::ExprKind::Int:
+    return e.intValue;
+  case ir::ExprKind::Name:
+    for (const ConstInfo& c : model.consts)
+      if (c.name == e.text())
+        return c.value;
+    return std::nullopt;
+  case ir::ExprKind::Member: {
+    const ir::Expr& base = *e.children[0];
+    if (base.kind != ir::ExprKind::Name || base.text() != tileVar)
+      return std::nullopt;
+    static constexpr std::string_view dims[] = {"x", "y", "z"};
+    for (std::size_t i = 0; i < 3; ++i)
+      if (e.text() == dims[i])
+        return i < coords.size() ? std::optional<std::int64_t>(coords[i]) : std::nullopt;
+    return std::nullopt;
+  }
+  case ir::ExprKind::Unary: {
+    auto a = evalTileExpr(*e.children[0], model, tileVar, coords);
+    return a ? ir::fold(e.unaryOp, *a) : std::nullopt;
+  }
+  case ir::ExprKind::Binary: {
+    auto a = evalTileExpr(*e.children[0], model, tileVar, coords);
+    auto b = evalTileExpr(*e.children[1], model, tileVar, coords);
+    return a && b ? ir::fold(e.binaryOp, *a, *b) : std::nullopt;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+bool TileExprCode::emit(const ir::Expr& e, const KernelModel& model, std::string_view tileVar) {
+  Ins ins;
+  switch (e.kind) {
+  case ir::ExprKind::Int:
+    ins.value = e.intValue;
+    break;
+  case ir::ExprKind::Name: {
+    auto c = std::find_if(model.consts.begin(), model.consts.end(),
+                          [&](const ConstInfo& k) { return k.name == e.text(); });
+    if (c == model.consts.end())
+      return false;
+    ins.value = c->value;
+    break;
+  }
+  case ir::ExprKind::Member: {
+    const ir::Expr& base = *e.children[0];
+    if (base.kind != ir::ExprKind::Name || base.text() != tileVar)
+      return false;
+    static constexpr std::string_view dims[] = {"x", "y", "z"};
+    auto d = std::find(std::begin(dims), std::end(dims), e.text());
+    if (d == std::end(dims))
+      return false;
+    ins.kind = Ins::Kind::Coord;
+    ins.value = d - std::begin(dims);
+    break;
+  }
+  case ir::ExprKind::Unary:
+    if (!emit(*e.children[0], model, tileVar))
+      return false;
+    ins.kind = Ins::Kind::Unary;
+    ins.unary = e.unaryOp;
+    break;
+  case ir::ExprKind::Binary:
+    if (!emit(*e.children[0], model, tileVar) || !emit(*e.children[1], model, tileVar))
+      return false;
+    ins.kind = Ins::Kind::Binary;
+    ins.binary = e.binaryOp;
+    break;
+  default:
+    return false;
+  }
+  m_code.push_back(ins);
+  return true;
+}
+
+std::optional<TileExprCode> TileExprCode::compile(const ir::Expr& e, const KernelModel& model,
+                                                  std::string_view tileVar) {
+  TileExprCode code;
+  if (!code.emit(e, model, tileVar))
+    return std::nullopt;
+  return code;
+}
+
+std::optional<std::int64_t> TileExprCode::eval(std::span<const std::int64_t> coords) const {
+  std::int64_t stack[64];
+  std::size_t top = 0;
+  for (const Ins& ins : m_code) {
+    switch (ins.kind) {
+    case Ins::Kind::Push:
+    case Ins::Kind::Coord:
+      if (top == std::size(stack))
+        return std::nullopt;
+      if (ins.kind == Ins::Kind::Coord && std::size_t(ins.value) >= coords.size())
+        return std::nullopt;
+      stack[top++] = ins.kind == Ins::Kind::Push ? ins.value : coords[std::size_t(ins.value)];
+      break;
+    case Ins::Kind::Unary: {
+      auto v = ir::fold(ins.unary, stack[top - 1]);
+      if (!v)
+        return std::nullopt;
+      stack[top - 1] = *v;
+      break;
+    }
+    case Ins::Kind::Binary: {
+      auto v = ir::fold(ins.binary, stack[top - 2], stack[top - 1]);
+      if (!v)
+        return std::nullopt;
+      stack[--top - 1] = *v;
+      break;
+    }
+    }
+  }
+  return top == 1 ? std::optional<std::int64_t>(stack[0]) : std::nullopt;
+}
+
+unsigned TileExprCode::dims() const {
+  unsigned out = 0;
+  for (const Ins& ins : m_code)
+    if (ins.kind == Ins::Kind::Coord)
+      out |= 1u << ins.value;
+  return out;
+}
+
+std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& model,
+                                     std::int64_t maxTiles) {
+  std::vector<std::int64_t> out;
+  if (!model.grid || model.grid->tileCount() > maxTiles)
+    return out;
+  std::int64_t tiles = model.grid->tileCount();
+  if (!loop.runtime) {
+    out.assign(std::size_t(tiles), loop.end - loop.begin);
+    return out;
+  }
+  auto lo = TileExprCode::compile(*loop.beginExpr, model, loop.tileVar);
+  auto hi = TileExprCode::compile(*loop.endExpr, model, loop.tileVar);
+  if (!lo || !hi)
+    return out;
+  // The bounds are evaluated once per combination of the coordinates they use (a causal
+  // bound over t.x: once per query block) and broadcast over the others.
+  const std::vector<std::int64_t>& ext = model.grid->tiles;
+  unsigned used = lo->dims() | hi->dims();
+  std::vector<std::int64_t> stride(ext.size(), 0);
+  std::int64_t combos = 1;
+  for (std::size_t d = 0; d < ext.size(); ++d)
+    if (used & (1u << d)) {
+      stride[d] = combos;
+      combos *= ext[d];
+    }
+  std::vector<std::int64_t> small(std::size_t(combos), 0);
+  std::vector<bool> known(std::size_t(combos), false);
+  out.reserve(std::size_t(tiles));
+  std::vector<std::int64_t> c(ext.size(), 0);
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    std::size_t k = 0;
+    for (std::size_t d = 0; d < c.size(); ++d)
+      k += std::size_t(c[d] * stride[d]);
+    if (!known[k]) {
+      auto b = lo->eval(c), e = hi->eval(c);
+      if (!b || !e)
+        return {};
+      small[k] = *e - *b;
+      known[k] = true;
+    }
+    out.push_back(small[k]);
+    // Next coordinates (x fastest), as tileCoords numbers the tiles.
+    for (std::size_t d = 0; d < c.size(); ++d) {
+      if (++c[d] < ext[d])
+        break;
+      c[d] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear) {
+  std::vector<std::int64_t> coords;
+  for (std::int64_t extent : grid.tiles) {
+    coords.push_back(extent > 0 ? linear % extent : 0);
+    linear = extent > 0 ? linear / extent : 0;
+  }
+  return coords;
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>>
+loopRange(const LoopInfo& loop, const KernelModel& model, std::span<const std::int64_t> coords) {
+  if (!loop.runtime)
+    return std::pair{loop.begin, loop.end};
+  auto lo = evalTileExpr(*loop.beginExpr, model, loop.tileVar, coords);
+  auto hi = evalTileExpr(*loop.endExpr, model, loop.tileVar, coords);
+  if (!lo || !hi)
+    return std::nullopt;
+  return std::pair{*lo, *hi};
+}
+
+std::int64_t primaryTile(const KernelModel& model) {
+  for (const LoopInfo& l : model.loops)
+    if (l.runtime)
+      return l.meanTripTile;
+  return 0;
+}
+
+bool hasRuntimeBounds(const KernelModel& model) {
+  return std::any_of(model.loops.begin(), model.loops.end(),
+                     [](const LoopInfo& l) { return l.runtime; });
+}
+
+std::vector<std::int64_t> representativeTiles(const KernelModel& model) {
+  std::vector<std::int64_t> out{0};
+  if (!model.grid || !hasRuntimeBounds(model))
+    return out;
+  out.push_back(model.grid->tileCount() - 1);
+  for (const LoopInfo& l : model.loops)
+    if (l.runtime) {
+      out.push_back(l.minTripTile);
+      out.push_back(l.maxTripTile);
+      out.push_back(l.meanTripTile);
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+} // namespace cake::sema
