@@ -227,6 +227,18 @@ int cmdEvolve(const std::string& argv0, const std::vector<std::string>& all) {
     std::fputs(campaign::toText(imp).c_str(), stderr);
     return 2;
   }
+  // The search ranks by the verifier and the cost model only; the best reported is the fastest
+  // predicted candidate of this arm that the import also lowered (the campaign's best path rule).
+  if (auto stored = store->candidates(r.campaign)) {
+    r.bestId.clear();
+    r.bestUs.reset();
+    for (const ws::CandidateRecord& c : *stored)
+      if ((c.arm == r.arm || c.parents.empty()) && c.accepted && c.loweredOk && c.predictedUs &&
+          (!r.bestUs || *c.predictedUs < *r.bestUs)) {
+        r.bestId = c.id;
+        r.bestUs = c.predictedUs;
+      }
+  }
   if (format == "json") {
     json::Writer w;
     w.beginObject().key("campaign").value(r.campaign).key("arm").value(r.arm);

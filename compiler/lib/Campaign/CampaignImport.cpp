@@ -177,7 +177,8 @@ std::vector<std::string> bestPath(const std::vector<ws::CandidateRecord>& candid
   const ws::CandidateRecord* best = nullptr;
   for (const ws::CandidateRecord& c : candidates) {
     auto t = rankTime(c);
-    if (!c.accepted || !t)
+    // A kernel that cannot be emitted cannot run, however fast its prediction.
+    if (!c.accepted || !c.loweredOk || !t)
       continue;
     if (!best || *t < *rankTime(*best))
       best = &c;
