@@ -112,6 +112,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   buildWorkspace();
   buildProposals();
   buildMenus();
+  setupRunDock();
   applyPalette();
   resize(1280, 800);
 }
@@ -197,6 +198,8 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_compareDock;
   if (name == QLatin1String("proposals"))
     return m_proposalsDock;
+  if (name == QLatin1String("run"))
+    return m_runDock;
   return nullptr;
 }
 

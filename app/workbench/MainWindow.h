@@ -16,6 +16,7 @@ class QFileSystemModel;
 class QTreeView;
 
 namespace cake::views {
+struct RunSnapshot;
 class CakeHighlighter;
 class ProposalController;
 class SelectionModel;
@@ -33,6 +34,7 @@ class LoweredCodeView;
 class JobsView;
 class CompareView;
 class ProposalsView;
+class HeatMapView;
 } // namespace cake::widgets
 
 namespace cake::app {
@@ -87,8 +89,22 @@ public:
   /// The status bar's baseline delta ("" without a baseline).
   QString baselineStatus() const;
 
+  /// Runs the editor's kernel on the CPU interpreter at small shapes (Run > Run on CPU) as a
+  /// background job; its contract is found as `cake run --device cpu` finds it (or the one
+  /// chosen for this file). False (and why) when there is nothing to run yet.
+  bool runOnCpu(QString* error = nullptr);
+  /// Uses `path` as the workload contract of the open kernel (empty: the corpus manifest's).
+  void setRunWorkload(const QString& path) { m_runWorkload = path; }
+  /// The newest CPU run shown (null before the first, and after an edit made it stale).
+  const std::shared_ptr<const views::RunSnapshot>& lastRun() const { return m_run; }
+  /// Job id of the CPU run in progress (0: none).
+  quint64 runJob() const { return m_runJob; }
+  widgets::HeatMapView* heatMapView() const { return m_heatMap; }
+
 Q_SIGNALS:
   void checkShown(quint64 jobId);
+  /// A CPU run's result is shown (findings, heat map, status bar).
+  void runShown(quint64 jobId);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -147,6 +163,14 @@ private:
   QDockWidget* m_compareDock = nullptr;
   QLabel* m_baselineLabel = nullptr;
   bool m_compareRequested = false;
+  // Run on CPU and the output heat map (issue #14 section 5, MainWindowRun.cpp).
+  void setupRunDock();
+  widgets::HeatMapView* m_heatMap = nullptr;
+  QDockWidget* m_runDock = nullptr;
+  QLabel* m_runLabel = nullptr;
+  quint64 m_runJob = 0;
+  std::shared_ptr<const views::RunSnapshot> m_run;
+  QString m_runWorkload;
   // Proposals (issue #12 section 4).
   void buildProposals();
   views::ProposalController* m_proposals = nullptr;

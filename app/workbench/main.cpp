@@ -3,6 +3,7 @@
 #include "MainWindow.h"
 
 #include "cake/views/ProposalController.h"
+#include "cake/views/RunData.h"
 #include "cake/widgets/AppIcon.h"
 #include "cake/widgets/ProposalsView.h"
 
@@ -97,8 +98,13 @@ int main(int argc, char** argv) {
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
-                          "jobs, compare or all (default all).",
+                          "jobs, compare, proposals, run or all (default all); run runs the kernel on the CPU "
+                          "first.",
                           "view", "all");
+  QCommandLineOption runCpu("run", "Run the kernel on the CPU (Run > Run on CPU) before rendering: its verdict in "
+                            "the findings and the heat map in the run view.");
+  QCommandLineOption workload("workload", "Workload contract for --run (default: the corpus manifest case of the "
+                              "kernel, as `cake run --device cpu` finds it).", "json");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
   QCommandLineOption line("line", "Put the editor cursor on this line before rendering (selects its operation).", "n");
@@ -111,7 +117,7 @@ int main(int argc, char** argv) {
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
   parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line,
-                     compare, baseline, registry, targets});
+                     compare, baseline, registry, targets, runCpu, workload});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -130,7 +136,7 @@ int main(int argc, char** argv) {
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "compare", "proposals", "all"};
+                                      "performance", "code", "jobs", "compare", "proposals", "run", "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
   if (headless) {
@@ -230,7 +236,7 @@ int main(int argc, char** argv) {
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
     for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
-                              "proposals"})
+                              "proposals", "run"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -276,6 +282,23 @@ int main(int argc, char** argv) {
       return fail(QStringLiteral("timed out waiting for the baseline delta"));
     if (parser.isSet(baseline))
       std::printf("cake-workbench: baseline: %s\n", qPrintable(window.baselineStatus()));
+    if (parser.isSet(runCpu) || viewName == QLatin1String("run")) {
+      // Run on CPU, as Ctrl+R does, and wait (bounded) for its verdict.
+      if (parser.isSet(workload))
+        window.setRunWorkload(parser.value(workload));
+      QString error;
+      if (!window.runOnCpu(&error))
+        return fail(error);
+      if (!waitFor([&] { return window.lastRun() != nullptr || window.runJob() == 0; }, 120000) ||
+          !window.lastRun())
+        return fail(QStringLiteral("timed out waiting for the CPU run"));
+      QCoreApplication::processEvents();
+      if (!window.lastRun()->result)
+        return fail(window.lastRun()->error);
+      std::printf("cake-workbench: %s\n", qPrintable(cake::views::runStatusText(*window.lastRun())));
+    }
+  } else if (parser.isSet(runCpu) || viewName == QLatin1String("run")) {
+    return fail(QStringLiteral("--run needs a kernel file"));
   }
   if (viewName == QLatin1String("proposals")) {
     // The queue, the open proposal's detail and its lowering preview.
