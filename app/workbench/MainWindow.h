@@ -93,8 +93,12 @@ public:
   /// background job; its contract is found as `cake run --device cpu` finds it (or the one
   /// chosen for this file). False (and why) when there is nothing to run yet.
   bool runOnCpu(QString* error = nullptr);
-  /// Uses `path` as the workload contract of the open kernel (empty: the corpus manifest's).
-  void setRunWorkload(const QString& path) { m_runWorkload = path; }
+  /// Uses `path` as the workload contract of the open kernel file (empty: the corpus
+  /// manifest's); another file opened later goes back to the manifest's.
+  void setRunWorkload(const QString& path) {
+    m_runWorkload = path;
+    m_runWorkloadFor = m_path;
+  }
   /// The newest CPU run shown (null before the first, and after an edit made it stale).
   const std::shared_ptr<const views::RunSnapshot>& lastRun() const { return m_run; }
   /// Job id of the CPU run in progress (0: none).
@@ -171,6 +175,7 @@ private:
   quint64 m_runJob = 0;
   std::shared_ptr<const views::RunSnapshot> m_run;
   QString m_runWorkload;
+  QString m_runWorkloadFor; ///< the kernel file m_runWorkload was chosen for
   // Proposals (issue #12 section 4).
   void buildProposals();
   views::ProposalController* m_proposals = nullptr;

@@ -117,7 +117,8 @@ bool MainWindow::runOnCpu(QString* error) {
   }
   QString path = m_path.isEmpty() ? QStringLiteral("untitled.cake") : m_path;
   QString text = m_editor->toPlainText();
-  QString corpus = m_workspace, workload = m_runWorkload;
+  QString corpus = m_workspace;
+  QString workload = m_runWorkloadFor == m_path ? m_runWorkload : QString();
   if (m_runJob)
     m_session->cancelJob(m_runJob);
   m_runLabel->show();

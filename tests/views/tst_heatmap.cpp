@@ -365,6 +365,8 @@ void TestHeatMap::contractLookup() {
   QVERIFY(
       views::findRunWorkload(corpus, QStringLiteral("/tmp/elsewhere.cake"), &id, &error).isEmpty());
   QVERIFY2(error.contains(QStringLiteral("not a case of the corpus manifest")), qPrintable(error));
+  QVERIFY2(error.endsWith(QStringLiteral("choose one with Run > Choose Workload Contract…")),
+           qPrintable(error));
 }
 
 void TestHeatMap::wrongGemmMap() {

@@ -49,8 +49,12 @@ QString findRunWorkload(const QString& corpus, const QString& kernelPath, QStrin
       driver::findCaseWorkload(corpus.toStdString(), kernelPath.toStdString(), caseId, why);
   if (id)
     *id = QString::fromStdString(caseId);
-  if (error)
+  if (error) {
+    // The CLI's advice, in the workbench's terms.
     *error = QString::fromStdString(why);
+    error->replace(QStringLiteral("give --workload FILE"),
+                   QStringLiteral("choose one with Run > Choose Workload Contract…"));
+  }
   return QString::fromStdString(path);
 }
 

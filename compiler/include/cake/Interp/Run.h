@@ -74,7 +74,8 @@ struct TileError {
 /// most CTA tiles wrote (the last writers' (CTA, tile) groups), so a GEMM's map has one cell per
 /// BM x BN tile. Memory is bounded whatever the output's size: at most kMaxTiles tiles (larger
 /// grids merge neighbouring tiles, doubling the extent) and per-element errors only for outputs
-/// of at most kMaxElements elements (kMaxTiles * ~150 B + kMaxElements * 4 B = 0.9 MiB per output).
+/// of at most kMaxElements elements: kMaxTiles * sizeof(TileError) (about 250 B with its
+/// writer's strings) + kMaxElements * (4 B + 1 bit), about 1.3 MiB per output.
 struct ErrorMap {
   static constexpr std::int64_t kMaxTiles = 4096;
   static constexpr std::int64_t kMaxElements = 65536;
