@@ -46,22 +46,8 @@ std::string findWorkload(const std::string& argv0, const Args& a, const std::str
     id = fs::path(a.get("--workload")).stem().string();
     return a.get("--workload");
   }
-  std::string corpus = a.get("--corpus", driver::defaultCorpusDir(argv0));
-  SourceManager sources;
-  DiagnosticEngine diags;
-  auto m = driver::loadManifest(corpus, sources, diags);
-  std::error_code ec;
-  fs::path want = fs::weakly_canonical(kernelPath, ec);
-  if (m)
-    for (const driver::CorpusCase& c : m->cases) {
-      if (c.workload.empty() || fs::weakly_canonical(m->kernelPath(c), ec) != want)
-        continue;
-      id = c.id;
-      return (fs::path(m->baseDir) / c.workload).string();
-    }
-  error = "no workload contract for '" + kernelPath +
-          "': it is not a case of the corpus manifest; give --workload FILE";
-  return {};
+  return driver::findCaseWorkload(a.get("--corpus", driver::defaultCorpusDir(argv0)), kernelPath,
+                                  id, error);
 }
 
 namespace {

@@ -121,6 +121,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   setupRunsDock();
   buildMenus();
   setupLineageDock();
+  setupRunDock();
   applyPalette();
   resize(1280, 800);
 }
@@ -213,6 +214,8 @@ QDockWidget* MainWindow::viewDock(const QString& name) const {
     return m_runsDock;
   if (name == QLatin1String("lineage"))
     return m_lineageDock;
+  if (name == QLatin1String("run"))
+    return m_runDock;
   return nullptr;
 }
 

@@ -17,6 +17,7 @@ class QDialog;
 class QDockWidget;
 
 namespace cake::views {
+struct RunSnapshot;
 class CakeHighlighter;
 class ProposalController;
 class RunController;
@@ -43,6 +44,7 @@ class RunsView;
 class FindBar;
 class GoToLineBar;
 class LineageView;
+class HeatMapView;
 } // namespace cake::widgets
 
 namespace cake::app {
@@ -135,8 +137,26 @@ public:
   /// "NAME: N candidates (S shown), best ID, layout T ms (ENGINE)" for --screenshot.
   QString lineageSummary() const;
 
+  /// Runs the editor's kernel on the CPU interpreter at small shapes (Run > Run on CPU) as a
+  /// background job; its contract is found as `cake run --device cpu` finds it (or the one
+  /// chosen for this file). False (and why) when there is nothing to run yet.
+  bool runOnCpu(QString* error = nullptr);
+  /// Uses `path` as the workload contract of the open kernel file (empty: the corpus
+  /// manifest's); another file opened later goes back to the manifest's.
+  void setRunWorkload(const QString& path) {
+    m_runWorkload = path;
+    m_runWorkloadFor = m_path;
+  }
+  /// The newest CPU run shown (null before the first, and after an edit made it stale).
+  const std::shared_ptr<const views::RunSnapshot>& lastRun() const { return m_run; }
+  /// Job id of the CPU run in progress (0: none).
+  quint64 runJob() const { return m_runJob; }
+  widgets::HeatMapView* heatMapView() const { return m_heatMap; }
+
 Q_SIGNALS:
   void checkShown(quint64 jobId);
+  /// A CPU run's result is shown (findings, heat map, status bar).
+  void runShown(quint64 jobId);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -218,6 +238,15 @@ private:
   views::LineageController* m_lineage = nullptr;
   widgets::LineageView* m_lineageView = nullptr;
   QDockWidget* m_lineageDock = nullptr;
+  // Run on CPU and the output heat map (issue #14 section 5, MainWindowRun.cpp).
+  void setupRunDock();
+  widgets::HeatMapView* m_heatMap = nullptr;
+  QDockWidget* m_runDock = nullptr;
+  QLabel* m_runLabel = nullptr;
+  quint64 m_runJob = 0;
+  std::shared_ptr<const views::RunSnapshot> m_run;
+  QString m_runWorkload;
+  QString m_runWorkloadFor; ///< the kernel file m_runWorkload was chosen for
   // Proposals (issue #12 section 4).
   void buildProposals();
   views::ProposalController* m_proposals = nullptr;

@@ -6,6 +6,7 @@
 #include "cake/views/LineageController.h"
 #include "cake/views/ProposalController.h"
 #include "cake/views/RunController.h"
+#include "cake/views/RunData.h"
 #include "cake/widgets/AppIcon.h"
 #include "cake/widgets/ProgressView.h"
 #include "cake/widgets/ProposalsView.h"
@@ -104,8 +105,13 @@ int main(int argc, char** argv) {
   QCommandLineOption open("open", "Kernel file to open.", "file");
   QCommandLineOption screenshot("screenshot", "Render offscreen to a PNG and exit.", "png");
   QCommandLineOption view("view", "View to render: editor, findings, graph, layout, timeline, performance, code, "
-                          "jobs, compare, proposals, progress, runs, lineage or all (default all).",
+                          "jobs, compare, proposals, progress, runs, lineage, run or all (default all); run runs the kernel on the CPU "
+                          "first.",
                           "view", "all");
+  QCommandLineOption runCpu("run", "Run the kernel on the CPU (Run > Run on CPU) before rendering: its verdict in "
+                            "the findings and the heat map in the run view.");
+  QCommandLineOption workload("workload", "Workload contract for --run (default: the corpus manifest case of the "
+                              "kernel, as `cake run --device cpu` finds it).", "json");
   QCommandLineOption size("size", "Window size for --screenshot, WxH (default 1400x900).", "WxH", "1400x900");
   QCommandLineOption dark("dark", "Use a dark palette (Fusion style), e.g. to check a --screenshot in dark mode.");
   QCommandLineOption line("line", "Put the editor cursor on this line before rendering (selects its operation).", "n");
@@ -127,7 +133,8 @@ int main(int argc, char** argv) {
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
   parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line,
-                     compare, baseline, campaign, importCampaign, layoutReport, registry, targets});
+                     compare, baseline, campaign, importCampaign, layoutReport, registry, targets, runCpu,
+                     workload});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -146,7 +153,7 @@ int main(int argc, char** argv) {
   bool fileGiven = !file.isEmpty(); // --compare's newer kernel must be named, never the default
   QString viewName = parser.value(view);
   static const QStringList knownViews{"editor", "findings", "graph",       "layout", "timeline",
-                                      "performance", "code", "jobs", "compare", "proposals", "progress", "runs", "lineage",
+                                      "performance", "code", "jobs", "compare", "proposals", "progress", "runs", "lineage", "run",
                                       "all"};
   if (headless && !knownViews.contains(viewName))
     return fail(QStringLiteral("unknown view '%1' (available: %2)").arg(viewName, knownViews.join(", ")));
@@ -283,7 +290,7 @@ int main(int argc, char** argv) {
   if (single) {
     // One view alone, at the requested size (a floating dock on the offscreen screen).
     for (const char* other : {"findings", "graph", "layout", "timeline", "performance", "code", "jobs", "compare",
-                              "proposals", "progress", "runs", "lineage"})
+                              "proposals", "progress", "runs", "lineage", "run"})
       if (QDockWidget* d = window.viewDock(QString::fromLatin1(other)); d && d != single)
         d->hide();
     single->setFloating(true);
@@ -329,6 +336,23 @@ int main(int argc, char** argv) {
       return fail(QStringLiteral("timed out waiting for the baseline delta"));
     if (parser.isSet(baseline))
       std::printf("cake-workbench: baseline: %s\n", qPrintable(window.baselineStatus()));
+    if (parser.isSet(runCpu) || viewName == QLatin1String("run")) {
+      // Run on CPU, as Ctrl+R does, and wait (bounded) for its verdict.
+      if (parser.isSet(workload))
+        window.setRunWorkload(parser.value(workload));
+      QString error;
+      if (!window.runOnCpu(&error))
+        return fail(error);
+      if (!waitFor([&] { return window.lastRun() != nullptr || window.runJob() == 0; }, 120000) ||
+          !window.lastRun())
+        return fail(QStringLiteral("timed out waiting for the CPU run"));
+      QCoreApplication::processEvents();
+      if (!window.lastRun()->result)
+        return fail(window.lastRun()->error);
+      std::printf("cake-workbench: %s\n", qPrintable(cake::views::runStatusText(*window.lastRun())));
+    }
+  } else if (parser.isSet(runCpu) || viewName == QLatin1String("run")) {
+    return fail(QStringLiteral("--run needs a kernel file"));
   }
   if (parser.isSet(campaign) && parser.isSet(importCampaign) && !progressImports) {
     // After the import so that a campaign it just stored is found.

@@ -1,12 +1,15 @@
 // Widget tests (offscreen): the graph view (layout on the worker, search, keyboard navigation,
 // fit and refit on resize, collapse/expand, fallback on an injected Graphviz failure, SVG/PNG/DOT
-// export), the timeline's keys, clicks and trace export, the layout view's access notes, and the
+// export), the timeline's keys, clicks and trace export, the layout view's access notes, the
+// CPU run's heat map (painted colours, hover text, a click selecting the writing line), and the
 // selection shared between graph, timeline and layout.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "../views/ViewsTestUtil.h"
 #include "cake/views/PerformanceData.h"
 #include "cake/views/ViewPalette.h"
+#include "cake/views/RunData.h"
 #include "cake/widgets/GraphView.h"
+#include "cake/widgets/HeatMapView.h"
 #include "cake/widgets/MemoryLayoutView.h"
 #include "cake/widgets/ShortcutReference.h"
 #include "cake/widgets/TimelineView.h"
@@ -601,6 +604,53 @@ private Q_SLOTS:
     sel.selectEvent(blk.event, views::SelectionOrigin::Timeline);
     QCOMPARE(graph.graph()->nodes[graph.currentNode()].role, 1);
     QCOMPARE(graph.graph()->nodes[graph.currentNode()].op, blk.op);
+  }
+
+  void heatMapSelectsTheWriter() {
+    // The Ampere GEMM whose A tile comes from t.y: off-diagonal tiles wrong, written at line 63.
+    QString path = test::corpusPath(QStringLiteral("numerical/gemm-tile-from-ty.cake"));
+    QString text = test::readFile(path);
+    std::atomic<bool> cancel{false};
+    views::RunSnapshotPtr run = views::runKernelOnCpu(
+        *test::compiler(), path, text,
+        test::corpusPath(QStringLiteral("workloads/ampere_gemm.json")), QStringLiteral("t"),
+        cancel, {});
+    QVERIFY(run->result && run->result->ran && !run->result->correct);
+    views::SelectionModel sel;
+    sel.setSnapshot(test::snapshotOf(path, text));
+    QSignalSpy changed(&sel, &views::SelectionModel::selectionChanged);
+    widgets::HeatMapView view(&sel);
+    view.resize(600, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setRun(run);
+    views::HeatMapGeometry g = view.geometry();
+    QCOMPARE(g.cellRows(), 2);
+    QCOMPARE(g.cellCols(), 2);
+    const interp::ErrorMap& map = run->result->outputs[0].map;
+    // Painted: the exact tile neutral, a wrong tile on the ramp's wrong half.
+    QImage img = view.canvas()->grab().toImage();
+    views::HeatScale scale = views::HeatScale::of(map);
+    QColor neutral = view.canvas()->palette().color(QPalette::Midlight);
+    QCOMPARE(img.pixelColor(g.tileRect(3).center().toPoint()).rgb(), neutral.rgb());
+    QCOMPARE(img.pixelColor(g.tileRect(1).center().toPoint()).rgb(),
+             scale.colour(map.tiles[1].maxAbsError, true, neutral).rgb());
+    QVERIFY(view.toolTipAt(g.tileRect(1).center()).contains(QStringLiteral("written by line 63:")));
+    // Clicking the exact tile selects nothing; clicking a wrong one selects line 63's store.
+    QTest::mouseClick(view.canvas(), Qt::LeftButton, {}, g.tileRect(3).center().toPoint());
+    QCOMPARE(changed.size(), 0);
+    QTest::mouseClick(view.canvas(), Qt::LeftButton, {}, g.tileRect(2).center().toPoint());
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(changed.at(0).at(1).value<views::SelectionOrigin>(), views::SelectionOrigin::Run);
+    QVERIFY(sel.current().op >= 0);
+    QCOMPARE(sel.sourceOf(sel.current()).line, 63);
+    // Element zoom: one cell per element of the 256 x 256 output.
+    view.setElements(true);
+    QVERIFY(view.elements());
+    QCOMPARE(view.geometry().cellRows(), 256);
+    // Empty state.
+    view.setRun(nullptr);
+    QVERIFY(!view.geometry().map);
   }
 };
 

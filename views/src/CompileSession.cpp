@@ -14,6 +14,7 @@
 #include <QPointer>
 #include <QtConcurrent>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 
@@ -490,6 +491,17 @@ quint64 CompileSession::requestBaselineDelta(const CheckSnapshotPtr& snapshot) {
 quint64 CompileSession::runTask(JobKind kind, const QString& what, TaskWork work,
                                 QObject* context,
                                 std::function<void(quint64, const TaskOutcome&)> done) {
+  return runTaskWithProgress(
+      kind, what,
+      [work = std::move(work)](const std::atomic<bool>& cancel, const TaskProgress&) {
+        return work(cancel);
+      },
+      context, std::move(done));
+}
+
+quint64 CompileSession::runTaskWithProgress(JobKind kind, const QString& what,
+                                            ProgressTaskWork work, QObject* context,
+                                            std::function<void(quint64, const TaskOutcome&)> done) {
   quint64 id = ++m_next;
   std::shared_ptr<std::atomic<bool>> cancel = beginJob(id, kind, what);
   auto* watcher = new QFutureWatcher<TaskOutcome>(this);
@@ -504,9 +516,24 @@ quint64 CompileSession::runTask(JobKind kind, const QString& what, TaskWork work
     if (cancel->load())
       return {};
     markRunning(id);
+    // Whole percents only cross to the GUI thread; the session outlives its workers
+    // (waitForIdle in the destructor), and a job that has ended drops late reports.
+    auto last = std::make_shared<std::atomic<int>>(-1);
+    TaskProgress progress = [this, id, last](double fraction) {
+      int percent = int(std::clamp(fraction, 0.0, 1.0) * 100.0);
+      if (last->exchange(percent) == percent)
+        return;
+      QMetaObject::invokeMethod(
+          this,
+          [this, id, percent] {
+            if (m_active.contains(id))
+              Q_EMIT jobProgress(id, percent);
+          },
+          Qt::QueuedConnection);
+    };
     // A task reports its problems in its outcome; anything escaping it still ends the job.
     try {
-      return work(*cancel);
+      return work(*cancel, progress);
     } catch (const std::exception& e) {
       return TaskOutcome{true, QString::fromUtf8(e.what()), nullptr};
     }

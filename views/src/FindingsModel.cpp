@@ -38,41 +38,62 @@ constexpr quintptr kTopLevel = 0;
 
 FindingsModel::FindingsModel(QObject* parent) : QAbstractItemModel(parent) {}
 
+FindingRow findingRow(const Diagnostic& d, const SourceManager& sm) {
+  FindingRow row;
+  row.severity = d.severity;
+  row.code = QString::fromStdString(d.code);
+  row.family = str(toString(d.family));
+  row.message = QString::fromStdString(d.message);
+  locate(sm, d.range, row);
+  for (const DiagNote& n : d.notes) {
+    NoteRow note;
+    note.message = QString::fromStdString(n.message);
+    QString where;
+    if (locate(sm, n.range, note)) {
+      where = QStringLiteral("%1:%2:%3")
+                  .arg(QFileInfo(note.path).fileName())
+                  .arg(note.line)
+                  .arg(note.column);
+    }
+    row.notes << where + ": " + note.message;
+    row.noteRows.push_back(std::move(note));
+  }
+  if (d.fix)
+    row.fix = QString::fromStdString(d.fix->message);
+  return row;
+}
+
 void FindingsModel::setSnapshot(const CheckSnapshotPtr& snapshot) {
+  if (!snapshot || snapshot->text != m_runText) {
+    m_runText.clear();
+    m_runRows.clear();
+  }
+  rebuild(snapshot);
+}
+
+void FindingsModel::setRunRows(const QString& text, std::vector<FindingRow> rows) {
+  m_runText = rows.empty() ? QString() : text;
+  m_runRows = std::move(rows);
+  if (!m_snapshot || m_snapshot->text != m_runText)
+    m_runRows.clear();
+  rebuild(m_snapshot);
+}
+
+void FindingsModel::rebuild(const CheckSnapshotPtr& snapshot) {
   std::vector<FindingRow> rows;
   if (snapshot && snapshot->result.sources) {
     const SourceManager& sm = *snapshot->result.sources;
-    for (const Diagnostic& d : snapshot->result.diagnostics) {
-      FindingRow row;
-      row.severity = d.severity;
-      row.code = QString::fromStdString(d.code);
-      row.family = str(toString(d.family));
-      row.message = QString::fromStdString(d.message);
-      locate(sm, d.range, row);
-      for (const DiagNote& n : d.notes) {
-        NoteRow note;
-        note.message = QString::fromStdString(n.message);
-        QString where;
-        if (locate(sm, n.range, note)) {
-          where = QStringLiteral("%1:%2:%3")
-                      .arg(QFileInfo(note.path).fileName())
-                      .arg(note.line)
-                      .arg(note.column);
-        }
-        row.notes << where + ": " + note.message;
-        row.noteRows.push_back(std::move(note));
-      }
-      if (d.fix)
-        row.fix = QString::fromStdString(d.fix->message);
-      rows.push_back(std::move(row));
-    }
+    for (const Diagnostic& d : snapshot->result.diagnostics)
+      rows.push_back(findingRow(d, sm));
   }
+  const int checkRows = int(rows.size());
+  rows.insert(rows.end(), m_runRows.begin(), m_runRows.end());
   // Consequences hang under their root cause (matched by code and range, as caused_by names it).
   std::vector<int> roots, causeOf(rows.size(), -1);
   std::vector<std::vector<int>> consequences(rows.size());
   if (snapshot) {
     const auto& diags = snapshot->result.diagnostics;
-    for (std::size_t i = 0; i < diags.size() && i < rows.size(); ++i) {
+    for (std::size_t i = 0; i < diags.size() && i < std::size_t(checkRows); ++i) {
       int cause = -1;
       if (const auto& c = diags[i].causedBy)
         for (std::size_t j = 0; j < diags.size() && cause < 0; ++j)
@@ -86,8 +107,11 @@ void FindingsModel::setSnapshot(const CheckSnapshotPtr& snapshot) {
         roots.push_back(int(i));
     }
   }
+  for (int i = checkRows; i < int(rows.size()); ++i)
+    roots.push_back(i);
   beginResetModel();
   m_snapshot = snapshot;
+  m_checkRows = checkRows;
   m_rows = std::move(rows);
   m_roots = std::move(roots);
   m_consequences = std::move(consequences);

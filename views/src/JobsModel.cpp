@@ -4,6 +4,8 @@
 
 #include <QColor>
 
+#include <algorithm>
+
 namespace cake::views {
 
 JobsModel::JobsModel(QObject* parent) : QAbstractTableModel(parent) {
@@ -14,6 +16,15 @@ JobsModel::JobsModel(QObject* parent) : QAbstractTableModel(parent) {
 void JobsModel::setSession(CompileSession* session) {
   connect(session, &CompileSession::jobQueued, this, &JobsModel::addJob);
   connect(session, &CompileSession::jobStateChanged, this, &JobsModel::setState);
+  connect(session, &CompileSession::jobProgress, this, &JobsModel::setProgress);
+}
+
+void JobsModel::setProgress(quint64 id, int percent) {
+  int row = rowOf(id);
+  if (row < 0 || m_rows[row].state != JobState::Running)
+    return;
+  m_rows[row].percent = std::clamp(percent, 0, 100);
+  Q_EMIT dataChanged(index(row, ProgressColumn), index(row, ProgressColumn));
 }
 
 void JobsModel::setMaxRows(int rows) {
@@ -103,8 +114,8 @@ QVariant JobsModel::data(const QModelIndex& index, int role) const {
   const Row& r = m_rows[index.row()];
   // Only a finished job is complete: a cancelled, failed or superseded one never got there
   // (B13: a cancelled job used to show 100 %).
-  int progress = r.state == JobState::Queued    ? 0
-                 : r.state == JobState::Running  ? -1
+  int progress = r.state == JobState::Queued     ? 0
+                 : r.state == JobState::Running  ? r.percent
                  : r.state == JobState::Finished ? 100
                                                  : -2;
   switch (role) {

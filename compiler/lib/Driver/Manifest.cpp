@@ -24,6 +24,27 @@ bool checkWorkload(const std::string& path, SourceManager& sources, DiagnosticEn
 
 } // namespace
 
+std::string findCaseWorkload(const std::string& corpus, const std::string& kernelPath,
+                             std::string& id, std::string& error) {
+  namespace fs = std::filesystem;
+  SourceManager sources;
+  DiagnosticEngine diags;
+  auto m = loadManifest(corpus, sources, diags);
+  std::error_code ec;
+  fs::path want = fs::weakly_canonical(kernelPath, ec);
+  if (m)
+    for (const CorpusCase& c : m->cases) {
+      if (c.workload.empty() || fs::weakly_canonical(m->kernelPath(c), ec) != want)
+        continue;
+      id = c.id;
+      return (fs::path(m->baseDir) / c.workload).string();
+    }
+  error = "no workload contract for '" + kernelPath + "': it is not a case of the corpus manifest" +
+          (m ? std::string() : " (the manifest '" + corpus + "' cannot be read)") +
+          "; give --workload FILE";
+  return {};
+}
+
 std::string Manifest::kernelPath(const CorpusCase& c) const {
   return (std::filesystem::path(baseDir) / c.path).string();
 }

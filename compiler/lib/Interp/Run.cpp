@@ -320,12 +320,13 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
     return finish(diags);
 
   // Memory estimate: every parameter in float (machine) and double (inputs and reference),
-  // writer ids of the outputs, the reference's temporaries, shared memory and registers.
+  // writer ids and the judge's per-element errors (absolute, relative, wrong) of the outputs, the
+  // reference's temporaries, shared memory and registers.
   std::uint64_t estimate = 0;
   for (const sema::BufferInfo& b : k.model.buffers) {
     std::uint64_t n = std::uint64_t(std::max<std::int64_t>(0, b.elements()));
     if (b.kind == ir::DeclKind::Param)
-      estimate += n * (4 + 8 + 8 + (b.paramRole == "output" ? 8 : 0));
+      estimate += n * (4 + 8 + 8 + (b.paramRole == "output" ? 8 + 9 : 0));
     else if (b.space == ir::Space::Reg)
       estimate += n * 4 * std::uint64_t(std::max<std::int64_t>(1, k.model.threadsPerCta()));
   }
@@ -515,7 +516,9 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
     OutputVerdict v;
     v.name = buf.name;
     v.shape = buf.shape;
-    v.absError.resize(exp.size());
+    // Per-element errors for the map, dropped once the tiles are summarised.
+    std::vector<float> absError(exp.size()), relError(exp.size());
+    std::vector<bool> wrong(exp.size());
     const auto& got = m0.globals[bi];
     for (std::size_t e = 0; e < exp.size(); ++e) {
       double g = got[e], x = exp[e];
@@ -534,12 +537,16 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
         err = std::fabs(g - x);
         double tol = spec ? spec->atol + spec->rtol * std::fabs(x) : 0.0;
         ok = err <= tol; // false for NaN: an element never written is wrong
-        if (std::isfinite(err) || !ok)
-          v.maxRelError = std::max(v.maxRelError, x != 0.0 ? err / std::fabs(x) : (err > 0 ? err : 0.0));
+        if (std::isfinite(err) || !ok) {
+          double rel = x != 0.0 ? err / std::fabs(x) : (err > 0 ? err : 0.0);
+          relError[e] = float(std::isnan(rel) ? std::numeric_limits<double>::infinity() : rel);
+          v.maxRelError = std::max(v.maxRelError, rel);
+        }
       }
       if (std::isnan(err))
         err = std::numeric_limits<double>::infinity();
-      v.absError[e] = float(err);
+      absError[e] = float(err);
+      wrong[e] = !ok;
       v.maxAbsError = std::max(v.maxAbsError, err);
       if (ok)
         continue;
@@ -553,6 +560,33 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
         mm.writtenBy = writtenBy(m0, k, m0.writerOf[bi][e]);
         v.firstMismatch = mm;
       }
+    }
+    {
+      // The heat map: elements grouped by their last writer's (CTA, tile).
+      const auto& writerIds = m0.writerOf[bi];
+      std::vector<std::int64_t> groupOf(m0.writers.size(), -1);
+      std::map<std::pair<std::int64_t, std::vector<std::int64_t>>, std::int64_t> groups;
+      for (std::size_t id = 1; id < m0.writers.size(); ++id) {
+        const detail::Writer& wr = m0.writers[id];
+        groupOf[id] =
+            groups.try_emplace({wr.cta, wr.tile}, std::int64_t(groups.size())).first->second;
+      }
+      std::int64_t cols = buf.shape.empty() ? 1 : std::max<std::int64_t>(1, buf.shape.back());
+      std::int64_t rows = std::int64_t(exp.size()) / cols;
+      v.map = buildErrorMap(rows, cols, [&](std::int64_t e) {
+        ElementError x;
+        std::size_t i = std::size_t(e);
+        x.absError = absError[i];
+        x.relError = relError[i];
+        x.wrong = wrong[i];
+        std::uint32_t id = i < writerIds.size() ? writerIds[i] : 0;
+        x.written = id != 0;
+        x.group = id != 0 && id < groupOf.size() ? groupOf[id] : -1;
+        return x;
+      });
+      for (TileError& t : v.map.tiles)
+        if (t.worst >= 0 && std::size_t(t.worst) < writerIds.size())
+          t.writtenBy = writtenBy(m0, k, writerIds[std::size_t(t.worst)]);
     }
     if (v.mismatches) {
       correct = false;
@@ -625,6 +659,34 @@ std::string toJson(const RunResult& r) {
       }
       w.endObject();
     }
+    // Where the errors are: the tile grid and its wrong tiles (the workbench's heat map).
+    const ErrorMap& map = o.map;
+    w.key("error_map").beginObject();
+    w.key("rows").value(map.rows);
+    w.key("cols").value(map.cols);
+    w.key("tile_rows").value(map.tileRows);
+    w.key("tile_cols").value(map.tileCols);
+    w.key("grid_rows").value(map.gridRows);
+    w.key("grid_cols").value(map.gridCols);
+    w.key("wrong_tiles").beginArray();
+    for (const TileError& t : map.tiles) {
+      if (!t.mismatches)
+        continue;
+      w.beginObject();
+      w.key("row0").value(t.row0);
+      w.key("col0").value(t.col0);
+      w.key("mismatches").value(t.mismatches);
+      w.key("unwritten").value(t.unwritten);
+      w.key("max_abs_error").value(std::isfinite(t.maxAbsError) ? t.maxAbsError : -1.0);
+      w.key("line");
+      if (t.writtenBy.known)
+        w.value(t.writtenBy.line);
+      else
+        w.null();
+      w.endObject();
+    }
+    w.endArray();
+    w.endObject();
     w.endObject();
   }
   w.endArray();

@@ -188,6 +188,27 @@ void FindingsPanel::setCompiler(std::shared_ptr<const driver::Compiler> compiler
 
 void FindingsPanel::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
   m_model->setSnapshot(snapshot);
+  refresh();
+}
+
+void FindingsPanel::setRunRows(const QString& text, std::vector<views::FindingRow> rows) {
+  m_model->setRunRows(text, std::move(rows));
+  refresh();
+}
+
+void FindingsPanel::selectOnFinding(int finding) {
+  if (!m_selection)
+    return;
+  // A CPU run's row is no diagnostic of the check: it selects the operation on its line.
+  if (m_model->isRunFinding(finding)) {
+    if (const views::FindingRow* f = m_model->finding(finding); f && f->line > 0)
+      m_selection->selectLine(f->line, views::SelectionOrigin::Findings);
+    return;
+  }
+  m_selection->selectFinding(finding, views::SelectionOrigin::Findings);
+}
+
+void FindingsPanel::refresh() {
   int counts[3] = {0, 0, 0};
   for (int i = 0; i < m_model->findingCount(); ++i)
     ++counts[int(m_model->finding(i)->severity)];
@@ -248,8 +269,8 @@ void FindingsPanel::onCurrentChanged(const QModelIndex& current) {
   QModelIndex top = current.parent().isValid() ? current.parent() : current.siblingAtColumn(0);
   if (m_filter->rowCount(top) > 0)
     m_view->expand(top);
-  if (!m_following && m_selection)
-    m_selection->selectFinding(finding, views::SelectionOrigin::Findings);
+  if (!m_following)
+    selectOnFinding(finding);
 }
 
 void FindingsPanel::onActivated(const QModelIndex& index) {
@@ -263,8 +284,7 @@ void FindingsPanel::onActivated(const QModelIndex& index) {
                              index.data(FindingsModel::ColumnRole).toInt());
     return;
   }
-  if (m_selection)
-    m_selection->selectFinding(finding, views::SelectionOrigin::Findings);
+  selectOnFinding(finding);
   Q_EMIT findingActivated(finding);
 }
 

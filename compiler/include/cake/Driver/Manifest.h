@@ -44,6 +44,13 @@ struct Manifest {
 std::optional<Manifest> loadManifest(const std::string& path, SourceManager& sources,
                                      DiagnosticEngine& diags);
 
+/// The workload contract of the manifest case (manifest file or corpus folder `corpus`) whose
+/// kernel is the file `kernelPath` (compared as canonical paths): the contract's path, with the
+/// case id in `id`. Empty, with the reason in `error`, when no case names that file with a
+/// contract. Shared by `cake run` and the workbench's Run on CPU.
+std::string findCaseWorkload(const std::string& corpus, const std::string& kernelPath,
+                             std::string& id, std::string& error);
+
 /// Why a check does not match the case's expectation; empty when it matches. A blocking finding
 /// the case does not list, a listed finding not reported, or the wrong verdict.
 std::string expectationProblem(const CorpusCase& c, bool accepted,

@@ -55,14 +55,64 @@ struct Mismatch {
   WrittenBy writtenBy;
 };
 
+/// The error of one tile of an output: the box of elements one CTA tile wrote (see ErrorMap).
+struct TileError {
+  std::int64_t row0 = 0, col0 = 0; ///< first element of the box (matrix view)
+  std::int64_t rows = 0, cols = 0; ///< its extent (clipped at the output's edge)
+  std::int64_t mismatches = 0;     ///< elements outside the tolerance
+  std::int64_t unwritten = 0;      ///< elements no operation wrote
+  /// Largest |got - expected| (infinity for NaN or an unwritten element) and relative error.
+  double maxAbsError = 0.0, maxRelError = 0.0;
+  /// The element that explains the tile: its first wrong element, else its largest error (-1:
+  /// every element exact); flat index into the output.
+  std::int64_t worst = -1;
+  WrittenBy writtenBy; ///< the last writer of `worst`
+};
+
+/// Per-tile error summaries of one output, for a heat map. The output is seen as a matrix (its
+/// leading dimensions are the rows, its last dimension the columns); the tile extent is the box
+/// most CTA tiles wrote (the last writers' (CTA, tile) groups), so a GEMM's map has one cell per
+/// BM x BN tile. Memory is bounded whatever the output's size: at most kMaxTiles tiles (larger
+/// grids merge neighbouring tiles, doubling the extent) and per-element errors only for outputs
+/// of at most kMaxElements elements: kMaxTiles * sizeof(TileError) (about 250 B with its
+/// writer's strings) + kMaxElements * (4 B + 1 bit), about 1.3 MiB per output.
+struct ErrorMap {
+  static constexpr std::int64_t kMaxTiles = 4096;
+  static constexpr std::int64_t kMaxElements = 65536;
+  std::int64_t rows = 0, cols = 0;         ///< the output as a matrix
+  std::int64_t tileRows = 1, tileCols = 1; ///< tile extent
+  std::int64_t gridRows = 0, gridCols = 0; ///< tiles per column / per row
+  std::vector<TileError> tiles;            ///< gridRows x gridCols, row-major
+  /// |got - expected| of every element, row-major (infinity for NaN or unwritten); empty when
+  /// the output has more than kMaxElements elements.
+  std::vector<float> elements;
+  /// Elements outside the tolerance, when `elements` is kept (same order).
+  std::vector<bool> wrong;
+  const TileError* tileAt(std::int64_t row, std::int64_t col) const;
+};
+
+/// One element of an output as the judge saw it (input of buildErrorMap).
+struct ElementError {
+  double absError = 0.0; ///< infinity: NaN or never written
+  double relError = 0.0;
+  bool wrong = false;
+  bool written = false;
+  /// The (CTA, tile) group of its last writer (-1: none); elements of one group form a tile.
+  std::int64_t group = -1;
+};
+
+/// Builds the tile summaries of a rows x cols output from its elements (`element(flat)`);
+/// WrittenBy is left for the caller to fill from each tile's `worst`.
+ErrorMap buildErrorMap(std::int64_t rows, std::int64_t cols,
+                       const std::function<ElementError(std::int64_t)>& element);
+
 struct OutputVerdict {
   std::string name;
   std::vector<std::int64_t> shape;
   double maxAbsError = 0.0, maxRelError = 0.0;
   std::int64_t mismatches = 0;
   std::optional<Mismatch> firstMismatch;
-  /// |got - expected| of every element, row-major (a heat map's data; infinity for NaN).
-  std::vector<float> absError;
+  ErrorMap map; ///< where the errors are (a heat map's data)
 };
 
 struct RunResult {

@@ -82,6 +82,12 @@ struct TaskOutcome {
 /// The body of a task: runs on a worker thread with its inputs captured by value; it may poll
 /// `cancel` and stop early (its result is dropped anyway).
 using TaskWork = std::function<TaskOutcome(const std::atomic<bool>& cancel)>;
+/// Reports a task's progress (fraction done, 0..1) from its worker thread; cheap to call often
+/// (throttled to whole percents before anything crosses to the GUI thread).
+using TaskProgress = std::function<void(double fraction)>;
+/// The body of a task that reports progress.
+using ProgressTaskWork =
+    std::function<TaskOutcome(const std::atomic<bool>& cancel, const TaskProgress& progress)>;
 
 class CompileSession : public QObject {
   Q_OBJECT
@@ -144,6 +150,10 @@ public:
   /// unless the job was cancelled or `context` is gone. Returns the job id.
   quint64 runTask(JobKind kind, const QString& what, TaskWork work, QObject* context,
                   std::function<void(quint64, const TaskOutcome&)> done);
+  /// runTask for work that reports its progress (jobProgress, the jobs panel's bar).
+  quint64 runTaskWithProgress(JobKind kind, const QString& what, ProgressTaskWork work,
+                              QObject* context,
+                              std::function<void(quint64, const TaskOutcome&)> done);
   /// Jobs queued or running.
   int activeJobs() const { return int(m_active.size()); }
   /// Waits for running jobs (shutdown and tests).
@@ -160,6 +170,8 @@ Q_SIGNALS:
   /// Every job of every kind: queued, then its state changes with a one-line log.
   void jobQueued(cake::views::JobInfo job);
   void jobStateChanged(quint64 jobId, cake::views::JobState state, QString log);
+  /// A running task's progress in percent (0..100), at most once per percent.
+  void jobProgress(quint64 jobId, int percent);
   /// The newest cost estimate of the newest check (also when the kernel cannot be costed).
   void costFinished(cake::views::CostSnapshotPtr snapshot);
   /// The newest lowering (also when lowering is not available, with the reason).

@@ -35,6 +35,9 @@ struct FindingRow {
   QString fix;
 };
 
+/// A diagnostic as a displayed row (its notes and fix resolved to text).
+FindingRow findingRow(const Diagnostic& d, const SourceManager& sources);
+
 class FindingsModel : public QAbstractItemModel {
   Q_OBJECT
 public:
@@ -63,6 +66,16 @@ public:
 
   void setSnapshot(const CheckSnapshotPtr& snapshot);
   const CheckSnapshotPtr& snapshot() const { return m_snapshot; }
+  /// The rows of a CPU run of `text` (its verdict and findings), shown after the check's
+  /// findings while the shown check is of that same text; a check of another text drops them
+  /// (a stale run never shows). Empty rows: none.
+  void setRunRows(const QString& text, std::vector<FindingRow> rows);
+  /// The finding is a row of the CPU run (its index is past the check's diagnostics).
+  bool isRunFinding(int finding) const {
+    return finding >= m_checkRows && finding < int(m_rows.size());
+  }
+  /// Run rows shown now.
+  int runRowCount() const { return int(m_rows.size()) - m_checkRows; }
   /// A finding by its index in the check result (FindingRole), roots and consequences alike.
   const FindingRow* finding(int row) const;
   /// All findings, consequences included (rowCount() counts the top-level ones).
@@ -90,7 +103,11 @@ private:
   /// The finding an index shows (a top-level row or a consequence under its cause), or -1 for
   /// a note or fix.
   int findingOf(const QModelIndex& index) const;
+  void rebuild(const CheckSnapshotPtr& snapshot);
   CheckSnapshotPtr m_snapshot;
+  QString m_runText;
+  std::vector<FindingRow> m_runRows;
+  int m_checkRows = 0; ///< rows of the check's diagnostics (run rows follow)
   std::vector<FindingRow> m_rows;
   /// Findings without a cause, in report order: the top-level rows.
   std::vector<int> m_roots;

@@ -27,9 +27,10 @@ public:
   enum Roles {
     JobIdRole = Qt::UserRole + 1, ///< quint64
     StateRole,                    ///< int(JobState)
-    ProgressRole, ///< 0 queued, -1 running (indeterminate), 100 finished, -2 ended without
-                  ///< finishing (cancelled, failed, superseded)
-    ActiveRole,                   ///< bool: queued or running (can be cancelled)
+    ProgressRole, ///< 0 queued, -1 running (indeterminate; its percent once it reports
+                  ///< progress), 100 finished, -2 ended without finishing (cancelled, failed,
+                  ///< superseded)
+    ActiveRole,   ///< bool: queued or running (can be cancelled)
   };
 
   explicit JobsModel(QObject* parent = nullptr);
@@ -41,6 +42,8 @@ public:
 
   void addJob(const JobInfo& job);
   void setState(quint64 id, JobState state, const QString& log);
+  /// A running job's progress in percent (CompileSession::jobProgress).
+  void setProgress(quint64 id, int percent);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -61,6 +64,7 @@ private:
     QString log;
     QElapsedTimer clock;   ///< started when the job is queued
     qint64 elapsedMs = -1; ///< frozen at the end
+    int percent = -1;      ///< reported progress (-1: none)
   };
   static bool active(JobState s) { return s == JobState::Queued || s == JobState::Running; }
   void tick();

@@ -19,7 +19,8 @@ enum class SelectionOrigin : quint8 {
   Timeline,
   Layout,
   Code,
-  Performance
+  Performance,
+  Run ///< the CPU run's heat map
 };
 
 struct Selection {

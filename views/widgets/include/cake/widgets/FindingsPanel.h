@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cake/views/CompileSession.h"
+#include "cake/views/FindingsModel.h"
 
 #include <QVariantMap>
 #include <QWidget>
@@ -37,6 +38,9 @@ public:
   explicit FindingsPanel(views::SelectionModel* selection, QWidget* parent = nullptr);
 
   void setSnapshot(const views::CheckSnapshotPtr& snapshot);
+  /// Shows a CPU run's verdict and findings after the check's findings while the check is of
+  /// `text` (FindingsModel::setRunRows); selecting one selects the operation on its line.
+  void setRunRows(const QString& text, std::vector<views::FindingRow> rows);
   /// The compiler whose rules and writers serve Explain and Copy.
   void setCompiler(std::shared_ptr<const driver::Compiler> compiler);
 
@@ -81,6 +85,10 @@ private:
   void onCurrentChanged(const QModelIndex& current);
   void onActivated(const QModelIndex& index);
   void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
+  /// Counts, families, expansion and column sizes after the model changed.
+  void refresh();
+  /// Moves the shared selection to a finding (a run row: the operation on its line).
+  void selectOnFinding(int finding);
   void updateCount();
   void updateFamilies();
   void showDetail(int finding);
