@@ -6,6 +6,7 @@
 
 #include "cake/views/LineageController.h"
 #include "cake/widgets/LineageView.h"
+#include "cake/widgets/ProgressView.h"
 
 #include <QDir>
 #include <QDockWidget>
