@@ -96,8 +96,14 @@ ws::CandidateRecord record(const std::string& id, std::vector<std::string> paren
   c.id = id;
   c.parents = std::move(parents);
   c.accepted = accepted;
+  c.loweredOk = accepted; // an accepted test candidate lowers unless a row says otherwise
   c.predictedUs = predicted;
   c.measuredUs = measured;
+  return c;
+}
+
+ws::CandidateRecord loweringFailed(ws::CandidateRecord c) {
+  c.loweredOk = false;
   return c;
 }
 
@@ -295,6 +301,11 @@ void TestCampaign::bestPath_data() {
                          << QStringList{"r", "a", "b"};
   QTest::newRow("refused faster child ignored")
       << C{record("r", {}, true, 10.0), record("a", {"r"}, false, 1.0)} << QStringList{"r"};
+  // A kernel that cannot be emitted cannot run, however fast its prediction.
+  QTest::newRow("lowering-failed faster child ignored")
+      << C{record("r", {}, true, 10.0), record("a", {"r"}, true, 8.0),
+           loweringFailed(record("b", {"a"}, true, 1.0))}
+      << QStringList{"r", "a"};
   QTest::newRow("measured beats predicted")
       << C{record("r", {}, true, 10.0), record("a", {"r"}, true, 5.0, 9.0),
            record("b", {"r"}, true, 6.0)}

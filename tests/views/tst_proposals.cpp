@@ -164,10 +164,10 @@ void TestProposals::evaluationJob_data() {
                             << "clean" << 0;
   QTest::newRow("global-vector-align") << "global-vector-align"
                                        << "clean" << 0;
-  // The false positive: accepted corpus kernels refused by the wrong rule (six expert kernels
-  // and the two GEMM numerical negatives, which the verifier accepts).
+  // The false positive: accepted corpus kernels refused by the wrong rule (nine expert kernels
+  // with large fragments and the two GEMM numerical negatives, which the verifier accepts).
   QTest::newRow("reg-fragment-limit") << "reg-fragment-limit"
-                                      << "regressions" << 8;
+                                      << "regressions" << 11;
 }
 
 void TestProposals::evaluationJob() {
@@ -217,9 +217,10 @@ void TestProposals::evaluationJob() {
     // kernels that gain the rule's finding.
     QCOMPARE(d.deltas.first().group, QStringLiteral("newly_rejected, changed_findings, "
                                                     "changed_predictions, changed_code"));
-    // 85 corpus cases then; 88 with the numerical negatives, two of which gain the finding.
-    QCOMPARE(d.deltas.size(), 62);
-    QCOMPARE(d.mismatchedAfter, 62);
+    // 62 of the 88 cases of session 4; the 13 cluster and run-time-bound cases (3 expert kernels,
+    // 10 negatives) all change too.
+    QCOMPARE(d.deltas.size(), 75);
+    QCOMPARE(d.mismatchedAfter, 75);
   }
   QCOMPARE(d.examples.size(), 2);
   for (const views::ProposalExampleRow& x : d.examples)

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
+#include <QSet>
 #include <QRegularExpression>
 #include <QTextStream>
 
@@ -158,6 +159,10 @@ QList<ExampleGroup> groupExamples(const QString& corpusDir) {
     };
     QList<Case> cases;
     QMap<QString, int> perFolder;
+    // A folder of expert kernels (every case accepted and expected to compute the right thing,
+    // e.g. hopper_gemm's two schedules) stays in the expert group; negatives and numerical cases
+    // get their own submenus.
+    QSet<QString> notExpert{QStringLiteral("negative"), QStringLiteral("numerical")};
     const QJsonArray list =
         QJsonDocument::fromJson(manifest.readAll()).object().value("cases").toArray();
     for (const QJsonValue& v : list) {
@@ -167,7 +172,11 @@ QList<ExampleGroup> groupExamples(const QString& corpusDir) {
         continue;
       QString folder =
           rel.contains(QLatin1Char('/')) ? rel.section(QLatin1Char('/'), 0, 0) : QString();
-      QJsonArray codes = o.value("expect").toObject().value("codes").toArray();
+      QJsonObject expect = o.value("expect").toObject();
+      QJsonArray codes = expect.value("codes").toArray();
+      if (!expect.value("accepted").toBool() ||
+          (expect.contains("run") && !expect.value("run").toObject().value("correct").toBool()))
+        notExpert.insert(folder);
       cases.append({o.value("id").toString(), QFileInfo(dir.filePath(rel)).absoluteFilePath(),
                     folder, codes.isEmpty() ? QString() : codes.first().toString()});
       ++perFolder[folder];
@@ -176,7 +185,7 @@ QList<ExampleGroup> groupExamples(const QString& corpusDir) {
     QMap<QString, ExampleGroup> folders; // ordered by folder name
     for (const Case& c : cases) {
       QString label = QFileInfo(c.path).completeBaseName();
-      if (c.folder.isEmpty() || perFolder.value(c.folder) == 1) {
+      if (c.folder.isEmpty() || perFolder.value(c.folder) == 1 || !notExpert.contains(c.folder)) {
         QString target = kernelTarget(c.path);
         QString name = c.id.isEmpty() ? label : c.id;
         expert.entries.append(

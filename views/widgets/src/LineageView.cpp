@@ -171,7 +171,7 @@ LineageView::LineageView(QWidget* parent) : QWidget(parent) {
     auto* c = new QComboBox(this);
     c->setObjectName(name);
     c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    c->setMinimumContentsLength(10);
+    c->setMinimumContentsLength(6); // three filters fit a half-screen window (B5/B6)
     c->setToolTip(label);
     bar->addWidget(c);
     return c;

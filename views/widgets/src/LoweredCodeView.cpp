@@ -76,9 +76,13 @@ LoweredCodeView::LoweredCodeView(views::SelectionModel* selection, QWidget* pare
   bar->addWidget(new QLabel(tr("Lowered to:"), this));
   bar->addWidget(m_selector);
   bar->addWidget(m_showCuda);
-  bar->addWidget(m_hideLoc);
-  bar->addWidget(m_hideAsm);
   bar->addWidget(m_status, 1);
+  // The PTX filters on their own row: one row of everything made the dock (and the right dock
+  // area it shares) 476 px wide, squeezing the editor on half a 1920x1080 screen (B5/B6).
+  auto* filters = new QHBoxLayout;
+  filters->addWidget(m_hideLoc);
+  filters->addWidget(m_hideAsm);
+  filters->addStretch(1);
   m_hideLoc->setObjectName(QStringLiteral("hideLocFilter"));
   m_hideLoc->setToolTip(tr("PTX: hide the .loc line-info directives (the IR links stay)"));
   m_hideAsm->setObjectName(QStringLiteral("hideAsmMarkersFilter"));
@@ -99,6 +103,7 @@ LoweredCodeView::LoweredCodeView(views::SelectionModel* selection, QWidget* pare
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(bar);
+  layout->addLayout(filters);
   layout->addWidget(split, 1);
   layout->addWidget(m_resources);
 

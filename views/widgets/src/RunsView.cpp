@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QToolBar>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -99,7 +100,7 @@ RunsView::RunsView(views::RunController* controller, QWidget* parent)
 
   m_plot = new Plot(this);
   m_plot->setObjectName(QStringLiteral("runsScatter"));
-  m_plot->setMinimumSize(220, 180);
+  m_plot->setMinimumSize(160, 90); // small enough for a 640 px high window (B5/B6)
   m_quality = new QLabel(this);
   m_quality->setObjectName(QStringLiteral("runsQuality"));
   // Two explicit lines: a word-wrapped label in this layout gets one line's height and clips.
@@ -110,11 +111,13 @@ RunsView::RunsView(views::RunController* controller, QWidget* parent)
   m_log->setMaximumBlockCount(5000);
   m_log->setPlaceholderText(tr("The executor's log appears here."));
 
-  auto* controls = new QHBoxLayout;
+  // A tool bar, not a row layout: in a narrow dock the controls that do not fit go behind its
+  // "»" extension instead of widening the dock (and with it the window's minimum width, B5/B6).
+  auto* controls = new QToolBar(this);
+  controls->setObjectName(QStringLiteral("runsToolBar"));
   for (QWidget* w : std::initializer_list<QWidget*>{m_device, m_executor, m_shapes, m_timeout,
                                                     m_run, m_cancel, m_refresh})
     controls->addWidget(w);
-  controls->addStretch(1);
   auto* right = new QWidget(this);
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(0, 0, 0, 0);
@@ -132,7 +135,7 @@ RunsView::RunsView(views::RunController* controller, QWidget* parent)
   vertical->setStretchFactor(0, 4);
   vertical->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(controls);
+  layout->addWidget(controls);
   layout->addWidget(m_status);
   layout->addWidget(vertical, 1);
 
