@@ -329,8 +329,7 @@ int main(int argc, char** argv) {
       window.selection()->selectLine(lineNumber, cake::views::SelectionOrigin::Editor);
     }
     // The graph layout, the cost estimate and (for the code view) lowering + ptxas.
-    // 300 s: Graphviz lays out the FA3-style causal kernel's graph in 30-60 s (known, open).
-    if (!waitFor([&] { return window.viewsReady(); }, 300000))
+    if (!waitFor([&] { return window.viewsReady(); }, 90000))
       return fail(QStringLiteral("timed out waiting for the views (graph layout, cost estimate, lowering)"));
     if (parser.isSet(baseline) &&
         !waitFor([&] { return window.baselineStatus().contains(QStringLiteral("findings")); }, 30000))

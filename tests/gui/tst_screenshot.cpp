@@ -73,8 +73,7 @@ private Q_SLOTS:
     }
     for (int i = 0; i < views.size(); ++i) {
       QProcess* p = running[i];
-      // 330 s: six workbenches lay out the FA3-style causal graph at once (30-60 s each alone).
-      QVERIFY2(p->waitForFinished(330000), qPrintable(views[i] + ": timed out"));
+      QVERIFY2(p->waitForFinished(120000), qPrintable(views[i] + ": timed out"));
       QString log = QString::fromUtf8(p->readAll());
       QCOMPARE(p->exitStatus(), QProcess::NormalExit);
       QVERIFY2(p->exitCode() == 0, qPrintable(views[i] + ": " + log));

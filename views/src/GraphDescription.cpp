@@ -287,7 +287,11 @@ private:
             addData(before >= 0 ? before : carried, reader, buffer, false);
           }
         }
-        // Other roles: pair writers and readers by their order of appearance.
+        // Other roles: pair writers and readers by their order of appearance. Registers are
+        // per thread: two roles naming the same register buffer (the two consumer warpgroups
+        // of a ping-pong kernel) each have their own copy, so no data crosses between them.
+        if (m.buffers[buffer].space == ir::Space::Reg)
+          continue;
         for (std::size_t wr = 0; wr < writerRoles.size(); ++wr) {
           if (wr == rr)
             continue;

@@ -118,7 +118,12 @@ bool graphvizLayout(const GraphDescription& graph, const LayoutOptions& options,
         geo.hasArrow = bz.eflag != 0;
         geo.arrowTip = bz.eflag ? reader.map(bz.ep) : geo.points.last();
       }
-      if (textlabel_t* label = ED_label(e); label && label->set) {
+      // A label (edges within a role) or an external label (edges across roles, placed after
+      // the layout: see toDot).
+      textlabel_t* label = ED_label(e);
+      if (!label || !label->set)
+        label = ED_xlabel(e);
+      if (label && label->set) {
         geo.hasLabel = true;
         geo.labelPos = reader.map(label->pos);
       }
