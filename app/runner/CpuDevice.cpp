@@ -1,7 +1,8 @@
 // The CPU device of `cake-run`: a CPU bundle's kernel executed by the semantic interpreter (the
 // one behind `cake run --device cpu`, docs/workloads.md) on its workload contract's inputs and
 // judged against the contract's reference operator, so a CPU run goes through the same
-// executors (local, SSH, Slurm) and comes back as the same run record as a GPU run.
+// executors (local, SSH, Slurm) and comes back as the same run record as a GPU run. Also the
+// GPU path's host oracle: the same binding of contract and kernel, evaluated for the GPU's inputs.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "CpuDevice.h"
 
@@ -12,7 +13,9 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <vector>
 
 namespace cake::runner {
 
@@ -94,6 +97,29 @@ run::RunRecord runBundleOnCpu(const std::string& exe, const run::Bundle& b,
 }
 
 } // namespace
+
+void installHostOracle(const std::string& executable) {
+  run::setHostOracle([executable](const run::Bundle& b,
+                                  std::map<std::string, std::vector<double>>& inputs,
+                                  std::string& error) -> std::optional<ref::Expected> {
+    fs::path dir(b.dir);
+    std::optional<std::string> kernelText;
+    if (!b.source.empty())
+      kernelText = readFile((dir / b.source).string(), error, 64u << 20);
+    if (!kernelText) {
+      error = "the bundle has no kernel source (kernel.cake) to bind the contract to";
+      return std::nullopt;
+    }
+    fs::path workload = dir / "workload.json";
+    auto compiler = driver::Compiler::load(driver::defaultDataPaths(executable));
+    if (!compiler) {
+      error = "the runner's compiler data did not load";
+      return std::nullopt;
+    }
+    return interp::hostReference(*compiler, (dir / b.source).string(), *kernelText,
+                                 workload.string(), inputs, error);
+  });
+}
 
 void installCpuDevice(const std::string& executable) {
   run::setCpuDevice([executable](const run::Bundle& b, const run::RunnerOptions& options) {

@@ -10,4 +10,8 @@ namespace cake::runner {
 /// (`<prefix>/share/cake` when installed, else the source tree).
 void installCpuDevice(const std::string& executable);
 
+/// Makes GPU runs of workloads cuBLAS does not check judge their outputs against the contract's
+/// reference operator on the host (interp::hostReference).
+void installHostOracle(const std::string& executable);
+
 } // namespace cake::runner

@@ -166,6 +166,7 @@ int runMain(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     cake::runner::installCpuDevice(argc > 0 ? argv[0] : "");
+    cake::runner::installHostOracle(argc > 0 ? argv[0] : "");
     return runMain(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cake-run: internal error: %s\n", e.what());

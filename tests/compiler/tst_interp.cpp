@@ -6,10 +6,14 @@
 #include "TestUtil.h"
 #include "cake/Interp/Run.h"
 #include "cake/Interp/Swizzle.h"
+#include "cake/Reference/Evaluate.h"
 #include "cake/Reference/Operators.h"
 #include "cake/Reference/Rounding.h"
 #include "cake/Reference/Workload.h"
 
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
@@ -17,6 +21,8 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <random>
+#include <regex>
 #include <set>
 
 using namespace cake;
@@ -35,6 +41,9 @@ private slots:
   void runVerdict_data();
   void runVerdict();
   void progressAndCancel();
+  void hostReference_data();
+  void hostReference();
+  void hostReferenceRefuses();
 };
 
 void TstInterp::rounding_data() {
@@ -369,6 +378,154 @@ void TstInterp::progressAndCancel() {
   QVERIFY(!c.ran);
   QVERIFY(!c.correct);
   QVERIFY2(c.findings.empty(), qPrintable(test::messages(c.findings)));
+}
+
+namespace {
+std::string corpusFile(const char* relative) {
+  QFile f(QStringLiteral(CAKE_CORPUS_DIR "/") + QString::fromUtf8(relative));
+  if (!f.open(QIODevice::ReadOnly))
+    return {};
+  return f.readAll().toStdString();
+}
+} // namespace
+
+// The GPU runner's host oracle (interp::hostReference): the contract bound to a corpus kernel at
+// its full shapes, evaluated for inputs drawn elsewhere, judged by ref::judgeElement.
+void TstInterp::hostReference_data() {
+  QTest::addColumn<QString>("kernel");
+  QTest::addColumn<QString>("workload");
+  QTest::newRow("gemm") << "hopper_gemm/gemm_ws.cake" << "workloads/hopper_gemm.json";
+  QTest::newRow("row softmax") << "softmax/row_softmax.cake" << "workloads/row_softmax.json";
+  QTest::newRow("rmsnorm") << "rmsnorm/rmsnorm.cake" << "workloads/rmsnorm.json";
+  QTest::newRow("kmeans (argmin, derived norms)") << "flash_kmeans/assign.cake"
+                                                 << "workloads/flash_kmeans.json";
+}
+
+/// A corpus kernel and its contract at the contract's small shapes: the kernel's consts and the
+/// contract's "shapes" rewritten to the "small" values (full shapes need gigabytes: a softmax
+/// of 16384 x 8192, a 17 GB kmeans distance matrix).
+static void shrink(std::string& text, std::string& contractText) {
+  QJsonObject doc = QJsonDocument::fromJson(QByteArray::fromStdString(contractText)).object();
+  QJsonObject small = doc.value("run").toObject().value("small").toObject();
+  QJsonObject shapes = doc.value("shapes").toObject();
+  for (auto it = small.begin(); it != small.end(); ++it) {
+    std::regex re("const " + it.key().toStdString() + R"( = \d+)");
+    text = std::regex_replace(text, re,
+                              "const " + it.key().toStdString() + " = " +
+                                  std::to_string(it.value().toInteger()),
+                              std::regex_constants::format_first_only);
+    shapes[it.key()] = it.value();
+  }
+  doc["shapes"] = shapes;
+  contractText = QJsonDocument(doc).toJson().toStdString();
+}
+
+void TstInterp::hostReference() {
+  QFETCH(QString, kernel);
+  QFETCH(QString, workload);
+  std::string text = corpusFile(qPrintable(kernel));
+  QVERIFY(!text.empty());
+  std::string contract = std::string(CAKE_CORPUS_DIR "/") + workload.toStdString();
+  QTemporaryDir dir;
+  std::string contractText = corpusFile(qPrintable(workload));
+  shrink(text, contractText);
+  contract = writeTemp(dir, "small.json", contractText);
+  driver::CheckResult k = test::compiler().check(kernel.toStdString(), text);
+  QVERIFY(k.accepted);
+  // Inputs as the GPU runner draws them: mostly zeros, small values exact in every dtype.
+  std::map<std::string, std::vector<double>> inputs, drawn;
+  std::mt19937_64 rng(7);
+  for (const sema::BufferInfo& b : k.model.buffers)
+    if (b.kind == ir::DeclKind::Param && b.paramRole == "input") {
+      std::vector<double> v(std::size_t(b.elements()));
+      for (double& x : v)
+        x = rng() % 4 == 0 ? double(int(rng() % 9) - 4) * 0.5 : 0.0;
+      inputs[b.name] = v;
+    }
+  drawn = inputs;
+  std::string error;
+  auto e = interp::hostReference(test::compiler(), kernel.toStdString(), text, contract, inputs,
+                                 error);
+  QVERIFY2(e.has_value(), error.c_str());
+  QVERIFY(!e->outputs.empty());
+  for (const ref::ExpectedOutput& o : e->outputs) {
+    const sema::BufferInfo* b = k.model.buffer(o.name);
+    QVERIFY(b && b->paramRole == "output");
+    QCOMPARE(qint64(o.values.size()), qint64(b->elements()));
+    // The reference judged against itself passes; one element moved beyond the tolerance, or
+    // NaN (never written), fails — and only that element.
+    std::size_t bad = o.values.size() / 3, failed = 0;
+    for (std::size_t i = 0; i < o.values.size(); ++i)
+      failed += !ref::judgeElement(&o.spec, o.values[i], o.values[i], i, e->distances,
+                                   e->centroids).ok;
+    QCOMPARE(failed, std::size_t(0));
+    double wrong;
+    if (o.spec.compare == "argmin") {
+      // Another centroid strictly farther than the chosen one.
+      std::size_t row = bad * std::size_t(e->centroids);
+      double best = e->distances[row + std::size_t(o.values[bad])];
+      wrong = -1;
+      for (std::int64_t c = 0; c < e->centroids; ++c)
+        if (e->distances[row + std::size_t(c)] > best + o.spec.atol + o.spec.rtol * std::fabs(best) + 1e-9)
+          wrong = double(c);
+      QVERIFY(wrong >= 0);
+      QVERIFY(!ref::judgeElement(&o.spec, double(e->centroids), o.values[bad], bad, e->distances,
+                                 e->centroids).ok); // not a centroid index
+    } else {
+      wrong = o.values[bad] + 4 * (o.spec.atol + o.spec.rtol * std::fabs(o.values[bad])) + 1.0;
+    }
+    QVERIFY(!ref::judgeElement(&o.spec, wrong, o.values[bad], bad, e->distances, e->centroids).ok);
+    QVERIFY(!ref::judgeElement(&o.spec, std::nan(""), o.values[bad], bad, e->distances,
+                               e->centroids).ok);
+  }
+  if (kernel.contains("gemm")) {
+    // An independent evaluation: the reference GEMM of the same inputs, rounded to C's dtype.
+    const sema::BufferInfo *a = k.model.buffer("A"), *b = k.model.buffer("B"), *c = k.model.buffer("C");
+    QVERIFY(a && b && c);
+    std::vector<double> want(std::size_t(c->elements()));
+    ref::gemmNT(inputs["A"], inputs["B"], want, a->shape[0], b->shape[0], a->shape[1]);
+    for (double& x : want)
+      x = ref::roundTo(c->dtype, x);
+    QCOMPARE(e->outputs.front().values, want);
+  }
+  if (kernel.contains("kmeans")) {
+    // CNorm follows the contract (row squared norms of C), not the drawn values.
+    QVERIFY(inputs["CNorm"] != drawn["CNorm"]);
+    const sema::BufferInfo* c = k.model.buffer("Cent");
+    std::int64_t cols = c->shape[1];
+    for (std::int64_t r = 0; r < c->shape[0]; ++r) {
+      double s = 0;
+      for (std::int64_t j = 0; j < cols; ++j)
+        s += inputs["Cent"][std::size_t(r * cols + j)] * inputs["Cent"][std::size_t(r * cols + j)];
+      QCOMPARE(inputs["CNorm"][std::size_t(r)], ref::roundTo(k.model.buffer("CNorm")->dtype, s));
+    }
+  } else {
+    QCOMPARE(inputs, drawn); // nothing derived: the inputs are the runner's own
+  }
+}
+
+void TstInterp::hostReferenceRefuses() {
+  std::string text = corpusFile("softmax/row_softmax.cake");
+  std::map<std::string, std::vector<double>> inputs;
+  std::string error;
+  // A contract for another operator does not bind.
+  QVERIFY(!interp::hostReference(test::compiler(), "s.cake", text,
+                                 CAKE_CORPUS_DIR "/workloads/rmsnorm.json", inputs, error));
+  QVERIFY2(error.find("does not match") != std::string::npos, error.c_str());
+  // The right contract but no inputs.
+  error.clear();
+  QVERIFY(!interp::hostReference(test::compiler(), "s.cake", text,
+                                 CAKE_CORPUS_DIR "/workloads/row_softmax.json", inputs, error));
+  QVERIFY2(error.find("needs") != std::string::npos, error.c_str());
+  // A reference too large for the host is skipped with the estimate before any input is read
+  // (kmeans at full shapes: 2^21 points x 1024 centroids, a 17 GB distance matrix).
+  std::string kmeans = corpusFile("flash_kmeans/assign.cake");
+  error.clear();
+  auto e = interp::hostReference(test::compiler(), "a.cake", kmeans,
+                                 CAKE_CORPUS_DIR "/workloads/flash_kmeans.json", inputs, error);
+  QVERIFY2(e.has_value(), error.c_str());
+  QVERIFY(e->outputs.empty());
+  QVERIFY2(e->skipped.find("GiB") != std::string::npos, e->skipped.c_str());
 }
 
 QTEST_GUILESS_MAIN(TstInterp)

@@ -129,6 +129,7 @@ private slots:
   void encodeDecode_data();
   void encodeDecode();
   void tolerance();
+  void hostCheck();
   void gemms_data();
   void gemms();
   void noDriver();
@@ -562,6 +563,39 @@ void TestRun::tolerance() {
   QCOMPARE(nan.failed, std::size_t(1));
   QCOMPARE(nan.nans, std::size_t(1));
   QVERIFY(!checkClose({}, {}, 1, 1).ok()); // nothing checked is not a pass
+}
+
+void TestRun::hostCheck() {
+  // The host oracle's judge: the value comparison as checkClose, and kmeans' argmin.
+  cake::ref::Expected all;
+  cake::ref::ExpectedOutput y;
+  y.name = "Y";
+  y.values = {1.0, 2.0, 4.0};
+  y.spec.rtol = 0.25;
+  y.spec.atol = 0.0;
+  QVERIFY(checkExpected({1.0, 2.5, 4.0}, y, all).ok());
+  CheckResult bad = checkExpected({1.0, 2.0, 5.01}, y, all);
+  QCOMPARE(bad.failed, std::size_t(1));
+  QCOMPARE(bad.firstBad, std::size_t(2));
+  CheckResult nan = checkExpected({std::nan(""), 2.0, 4.0}, y, all);
+  QCOMPARE(nan.nans, std::size_t(1));
+  QCOMPARE(nan.firstBad, std::size_t(0));
+  QVERIFY(!checkExpected({1.0, 2.0}, y, all).ok()); // an element missing
+  // Two points, three centroids: point 0 nearest to 1 (centroid 2 within 10 %), point 1 to 0.
+  all.distances = {5.0, 1.0, 1.05, 0.5, 3.0, 3.0};
+  all.centroids = 3;
+  cake::ref::ExpectedOutput idx;
+  idx.name = "Idx";
+  idx.values = {1.0, 0.0};
+  idx.spec.compare = "argmin";
+  idx.spec.rtol = 0.1;
+  QVERIFY(checkExpected({1.0, 0.0}, idx, all).ok());
+  QVERIFY(checkExpected({2.0, 0.0}, idx, all).ok()); // a near-tie is accepted
+  CheckResult far = checkExpected({1.0, 2.0}, idx, all);
+  QCOMPARE(far.failed, std::size_t(1));
+  QCOMPARE(far.firstBad, std::size_t(1));
+  QVERIFY(!checkExpected({3.0, 0.0}, idx, all).ok());  // not a centroid index
+  QVERIFY(!checkExpected({0.5, 0.0}, idx, all).ok());  // not an index at all
 }
 
 void TestRun::gemms_data() {

@@ -3,6 +3,7 @@
 // under several interleavings, computes the reference and judges every output element.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Interp/Run.h"
+#include "cake/Reference/Evaluate.h"
 
 #include "Machine.h"
 #include "cake/Reference/Operators.h"
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <random>
@@ -246,6 +248,20 @@ std::string describe(const WrittenBy& w) {
   return s + ")";
 }
 
+/// dst[r] = sum of the squares of row r of `src` (a parameter of shape `of`), rounded to `dtype`:
+/// the contract's "row_squared_norm" input distribution (kmeans' centroid norms).
+void rowSquaredNorms(const std::vector<double>& src, const sema::BufferInfo& of, ir::DType dtype,
+                     std::vector<double>& dst) {
+  std::int64_t rows = of.shape.empty() ? 1 : of.shape[0];
+  std::int64_t cols = rows ? of.elements() / rows : 0;
+  for (std::int64_t r = 0; r < rows && r < std::int64_t(dst.size()); ++r) {
+    double s = 0.0;
+    for (std::int64_t c = 0; c < cols && std::size_t(r * cols + c) < src.size(); ++c)
+      s += src[std::size_t(r * cols + c)] * src[std::size_t(r * cols + c)];
+    dst[std::size_t(r)] = ref::roundTo(dtype, s);
+  }
+}
+
 } // namespace
 
 RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
@@ -375,15 +391,7 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
         std::fill(v.begin(), v.end(), ref::roundTo(b->dtype, in.a));
       } else {
         const sema::BufferInfo* of = k.model.buffer(in.of);
-        const std::vector<double>& src = inputs[std::size_t(of - k.model.buffers.data())];
-        std::int64_t rows = of->shape.empty() ? 1 : of->shape[0];
-        std::int64_t cols = rows ? of->elements() / rows : 0;
-        for (std::int64_t r = 0; r < rows && r < std::int64_t(v.size()); ++r) {
-          double s = 0.0;
-          for (std::int64_t c = 0; c < cols; ++c)
-            s += src[std::size_t(r * cols + c)] * src[std::size_t(r * cols + c)];
-          v[std::size_t(r)] = ref::roundTo(b->dtype, s);
-        }
+        rowSquaredNorms(inputs[std::size_t(of - k.model.buffers.data())], *of, b->dtype, v);
       }
       inputs[bi] = std::move(v);
     }
@@ -393,56 +401,22 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
   std::vector<double> distances;
   std::int64_t centroids = 0;
   {
-    auto in = [&](const char* slot) -> std::span<const double> {
-      return inputs[bound->slot.at(slot)];
-    };
-    auto out = [&](const char* slot) -> std::vector<double>& {
-      std::size_t bi = bound->slot.at(slot);
-      auto& v = expected[bi];
-      v.assign(std::size_t(k.model.buffers[bi].elements()), 0.0);
-      return v;
-    };
-    auto shape = [&](const char* slot) { return k.model.buffers[bound->slot.at(slot)].shape; };
-    const std::string& op = workload->op;
-    if (op == "gemm") {
-      auto a = shape("A"), b = shape("B");
-      ref::gemmNT(in("A"), in("B"), out("C"), a[0], b[0], a[1]);
-    } else if (op == "bias_gelu") {
-      auto x = shape("X");
-      ref::biasGelu(in("X"), in("Bias"), out("Y"), x[0], x[1]);
-    } else if (op == "row_softmax") {
-      auto x = shape("X");
-      ref::rowSoftmax(in("X"), out("Y"), x[0], x[1]);
-    } else if (op == "rmsnorm") {
-      auto x = shape("X");
-      double eps = bound->attrs.count("eps") ? bound->attrs["eps"] : 1e-6;
-      ref::rmsnorm(in("X"), in("W"), out("Y"), x[0], x[1], eps);
-    } else if (op == "attention_fwd_lse") {
-      auto q = shape("Q");
-      double seq = bound->attrs.count("seq") ? bound->attrs["seq"] : double(q[0]);
-      double scale =
-          bound->attrs.count("scale") ? bound->attrs["scale"] : 1.0 / std::sqrt(double(q[1]));
-      bool causal = bound->attrs.count("causal") && bound->attrs["causal"] != 0.0;
-      std::vector<double>& o = out("O");
-      ref::attentionFwdLse(in("Q"), in("K"), in("V"), o, out("LSE"), q[0], q[1], std::int64_t(seq),
-                           scale, causal);
-    } else if (op == "attention_fwd") {
-      auto q = shape("Q");
-      double seq = bound->attrs.count("seq") ? bound->attrs["seq"] : double(q[0]);
-      double scale = bound->attrs.count("scale") ? bound->attrs["scale"] : 1.0 / std::sqrt(double(q[1]));
-      bool causal = bound->attrs.count("causal") && bound->attrs["causal"] != 0.0;
-      ref::attentionFwd(in("Q"), in("K"), in("V"), out("O"), q[0], q[1], std::int64_t(seq),
-                        scale, causal);
-    } else if (op == "kmeans_assign") {
-      auto x = shape("X"), c = shape("C");
-      std::int64_t batches = bound->attrs.count("batches") ? std::int64_t(bound->attrs["batches"]) : 1;
-      centroids = c[0] / batches;
-      distances = ref::kmeansDistances(in("X"), in("C"), batches, x[0] / batches, centroids, x[1]);
-      out("Idx") = ref::kmeansAssign(distances, x[0], centroids);
+    std::map<std::string, ref::SlotData> slots;
+    for (const auto& [slot, bi] : bound->slot) {
+      auto it = inputs.find(bi);
+      slots[slot] = {k.model.buffers[bi].shape,
+                     it != inputs.end() ? std::span<const double>(it->second)
+                                        : std::span<const double>()};
     }
-    for (auto& [bi, v] : expected)
-      for (double& x : v)
+    ref::OperatorOutputs r = ref::evaluate(workload->op, slots, bound->attrs);
+    for (auto& [slot, values] : r.bySlot) {
+      std::size_t bi = bound->slot.at(slot);
+      for (double& x : values)
         x = ref::roundTo(k.model.buffers[bi].dtype, x);
+      expected[bi] = std::move(values);
+    }
+    distances = std::move(r.distances);
+    centroids = r.centroids;
   }
 
   // The interleavings.
@@ -522,29 +496,14 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
     const auto& got = m0.globals[bi];
     for (std::size_t e = 0; e < exp.size(); ++e) {
       double g = got[e], x = exp[e];
-      bool ok;
-      double err;
-      if (spec && spec->compare == "argmin") {
-        std::int64_t row = std::int64_t(e);
-        std::int64_t gi = std::int64_t(g);
-        bool valid = std::isfinite(g) && g == double(gi) && gi >= 0 && gi < centroids;
-        double dmin = distances[std::size_t(row * centroids + std::int64_t(x))];
-        double dg = valid ? distances[std::size_t(row * centroids + gi)]
-                          : std::numeric_limits<double>::infinity();
-        err = dg - dmin;
-        ok = valid && err <= spec->atol + spec->rtol * std::fabs(dmin);
-      } else {
-        err = std::fabs(g - x);
-        double tol = spec ? spec->atol + spec->rtol * std::fabs(x) : 0.0;
-        ok = err <= tol; // false for NaN: an element never written is wrong
-        if (std::isfinite(err) || !ok) {
-          double rel = x != 0.0 ? err / std::fabs(x) : (err > 0 ? err : 0.0);
-          relError[e] = float(std::isnan(rel) ? std::numeric_limits<double>::infinity() : rel);
-          v.maxRelError = std::max(v.maxRelError, rel);
-        }
+      ref::ElementJudgement j = ref::judgeElement(spec, g, x, e, distances, centroids);
+      bool ok = j.ok;
+      double err = j.absError;
+      if (j.hasRelError) {
+        relError[e] = float(std::isnan(j.relError) ? std::numeric_limits<double>::infinity()
+                                                   : j.relError);
+        v.maxRelError = std::max(v.maxRelError, j.relError);
       }
-      if (std::isnan(err))
-        err = std::numeric_limits<double>::infinity();
       absError[e] = float(err);
       wrong[e] = !ok;
       v.maxAbsError = std::max(v.maxAbsError, err);
@@ -610,6 +569,109 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
   }
   result.correct = correct && !diags.hasBlocking();
   return finish(diags);
+}
+
+std::optional<ref::Expected> hostReference(const driver::Compiler& compiler,
+                                           const std::string& name, const std::string& text,
+                                           const std::string& workloadPath,
+                                           std::map<std::string, std::vector<double>>& inputs,
+                                           std::string& error) {
+  DiagnosticEngine diags(50);
+  auto fail = [&](const std::string& why) -> std::optional<ref::Expected> {
+    error = why;
+    for (const Diagnostic& d : diags.diagnostics())
+      if (d.severity == Severity::Blocking) {
+        error += ": " + d.message;
+        break;
+      }
+    return std::nullopt;
+  };
+  driver::CheckResult k = compiler.check(name, text);
+  if (!k.accepted)
+    return fail("the kernel is refused by the checker");
+  auto workload = ref::loadWorkload(workloadPath, *k.sources, diags);
+  if (!workload || !workload->runnable)
+    return fail(workload ? "the workload contract has no \"run\" section"
+                         : "the workload contract cannot be read");
+  auto bound = bind(*workload, k, &k.model, diags);
+  if (!bound)
+    return fail("the workload contract does not match the kernel");
+  // A reference the host cannot afford is skipped (the caller says so), never an OOM kill:
+  // memory above a quarter of physical memory or more than kHostWork multiply-adds (about a
+  // minute of double-precision work on one core).
+  constexpr double kHostWork = 6e10;
+  {
+    std::map<std::string, std::vector<std::int64_t>> shapes;
+    for (const auto& [slot, bi] : bound->slot)
+      shapes[slot] = k.model.buffers[bi].shape;
+    ref::EvaluationCost cost = ref::evaluationCost(workload->op, shapes, bound->attrs);
+    double limit = double(physicalMemory() / 4);
+    if (cost.bytes > limit || cost.work > kHostWork) {
+      ref::Expected e;
+      char why[200];
+      std::snprintf(why, sizeof why,
+                    "the host reference of these shapes needs about %.1f GiB and %.2g "
+                    "multiply-adds (limits: %.1f GiB, %.2g)",
+                    cost.bytes / double(1u << 30), cost.work, limit / double(1u << 30), kHostWork);
+      e.skipped = why;
+      return e;
+    }
+  }
+  // The inputs by buffer; derived and constant ones recomputed (in that order: a derived input
+  // reads its source after the source is final).
+  std::map<std::size_t, std::vector<double>> values;
+  for (std::size_t bi = 0; bi < k.model.buffers.size(); ++bi) {
+    const sema::BufferInfo& b = k.model.buffers[bi];
+    if (b.kind != ir::DeclKind::Param || b.paramRole != "input")
+      continue;
+    auto it = inputs.find(b.name);
+    if (it == inputs.end() || it->second.size() != std::size_t(b.elements()))
+      return fail("input '" + b.name + "' needs " + std::to_string(b.elements()) + " values");
+    values[bi] = it->second;
+  }
+  for (int pass = 0; pass < 2; ++pass)
+    for (const ref::InputSpec& in : workload->inputs) {
+      const sema::BufferInfo* b = k.model.buffer(in.param);
+      if (!b || b->kind != ir::DeclKind::Param)
+        continue;
+      std::vector<double>& v = values[std::size_t(b - k.model.buffers.data())];
+      if (pass == 0 && in.dist == ref::InputSpec::Dist::Constant) {
+        std::fill(v.begin(), v.end(), ref::roundTo(b->dtype, in.a));
+      } else if (pass == 1 && in.dist == ref::InputSpec::Dist::RowSquaredNorm) {
+        if (const sema::BufferInfo* of = k.model.buffer(in.of))
+          rowSquaredNorms(values[std::size_t(of - k.model.buffers.data())], *of, b->dtype, v);
+      } else {
+        continue;
+      }
+      inputs[b->name] = v;
+    }
+  std::map<std::string, ref::SlotData> slots;
+  for (const auto& [slot, bi] : bound->slot) {
+    auto it = values.find(bi);
+    slots[slot] = {k.model.buffers[bi].shape, it != values.end()
+                                                  ? std::span<const double>(it->second)
+                                                  : std::span<const double>()};
+  }
+  ref::OperatorOutputs r = ref::evaluate(workload->op, slots, bound->attrs);
+  ref::Expected e;
+  for (auto& [slot, v] : r.bySlot) {
+    const sema::BufferInfo& b = k.model.buffers[bound->slot.at(slot)];
+    ref::ExpectedOutput o;
+    o.name = b.name;
+    for (double& x : v)
+      x = ref::roundTo(b.dtype, x);
+    o.values = std::move(v);
+    o.spec.param = b.name;
+    o.spec.rtol = workload->rtol;
+    o.spec.atol = workload->atol;
+    for (const ref::OutputSpec& spec : workload->outputs)
+      if (spec.param == b.name)
+        o.spec = spec;
+    e.outputs.push_back(std::move(o));
+  }
+  e.distances = std::move(r.distances);
+  e.centroids = r.centroids;
+  return e;
 }
 
 std::string toJson(const RunResult& r) {

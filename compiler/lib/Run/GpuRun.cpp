@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 
 #ifdef CAKE_HAVE_CUDA_H
@@ -314,6 +315,8 @@ private:
   bool m_haveBlas = false;
   Nvml m_nvml;
   bool m_haveNvml = false;
+  bool m_useHostOracle = false;
+  std::optional<ref::Expected> m_expected; ///< the host oracle's verdict data for the inputs
   std::vector<double> m_clocks;
 };
 
@@ -412,19 +415,46 @@ bool GpuRun::setup() {
 }
 
 bool GpuRun::upload(std::uint64_t seed) {
+  std::map<std::string, std::vector<double>> values;
   for (std::size_t i = 0; i < m_b.buffers.size(); ++i) {
     const BundleBuffer& buf = m_b.buffers[i];
     if (buf.role == "output")
       continue;
     std::size_t count = static_cast<std::size_t>(buf.bytes() / dtypeBytes(buf.dtype));
-    if (!encode(generateInputs(count, seed + i * 7919), buf.dtype, m_host[i])) {
+    std::vector<double> v = generateInputs(count, seed + i * 7919);
+    if (!encode(v, buf.dtype, m_host[i])) {
       m_r.errors.push_back({"unsupported-dtype", "cannot generate inputs of dtype " + buf.dtype});
       return m_failed = true, false;
     }
-    if (!ok(m_cu.cuMemcpyHtoDAsync(m_buf[i], m_host[i].data(), m_host[i].size(), m_stream),
+    values[buf.name] = std::move(v);
+  }
+  // The host oracle for these inputs (workloads cuBLAS does not check); it may recompute the
+  // inputs the contract derives (a centroid norm) or fixes.
+  m_expected.reset();
+  if (m_useHostOracle) {
+    std::string error;
+    m_expected = hostOracle()(m_b, values, error);
+    if (!m_expected) {
+      m_r.errors.push_back({"oracle-failed", "the host reference cannot judge this bundle: " + error});
+      return m_failed = true, false;
+    }
+    if (!m_expected->skipped.empty()) {
+      // Too large to evaluate on the host: the written-elements check only, said once.
+      m_r.warnings.push_back("no host reference: " + m_expected->skipped +
+                             "; only checked that every output element is written");
+      m_useHostOracle = false;
+      m_expected.reset();
+    } else {
+      for (std::size_t i = 0; i < m_b.buffers.size(); ++i)
+        if (m_b.buffers[i].role != "output")
+          encode(values[m_b.buffers[i].name], m_b.buffers[i].dtype, m_host[i]);
+    }
+  }
+  for (std::size_t i = 0; i < m_b.buffers.size(); ++i)
+    if (m_b.buffers[i].role != "output" &&
+        !ok(m_cu.cuMemcpyHtoDAsync(m_buf[i], m_host[i].data(), m_host[i].size(), m_stream),
             "cuMemcpyHtoDAsync"))
       return false;
-  }
   return true;
 }
 
@@ -538,6 +568,30 @@ bool GpuRun::check(const char* when) {
   std::vector<std::string> outs;
   if (!download(outs))
     return false;
+  if (m_expected) {
+    // The host oracle: every output against the contract's reference operator.
+    for (const ref::ExpectedOutput& e : m_expected->outputs) {
+      const BundleBuffer* buf = m_b.buffer(e.name);
+      if (!buf)
+        continue;
+      std::size_t i = static_cast<std::size_t>(buf - m_b.buffers.data());
+      std::vector<double> got;
+      decode(outs[i], buf->dtype, got);
+      CheckResult cr = checkExpected(got, e, *m_expected);
+      if (!cr.ok()) {
+        char msg[320];
+        std::snprintf(msg, sizeof msg,
+                      "%s: %zu of %zu elements of %s outside rtol %g / atol %g (%zu NaN; first "
+                      "at flat index %zu: %g, host reference %g; max abs error %g)",
+                      when, cr.failed, cr.checked, e.name.c_str(), e.spec.rtol, e.spec.atol,
+                      cr.nans, cr.firstBad, cr.firstBad < got.size() ? got[cr.firstBad] : 0.0,
+                      cr.firstBad < e.values.size() ? e.values[cr.firstBad] : 0.0, cr.maxAbsError);
+        m_r.errors.push_back({"incorrect", msg});
+        return false;
+      }
+    }
+    return true;
+  }
   if (!m_gemm || !m_haveBlas) {
     // Without an oracle the only check is that every output element was written.
     for (std::size_t i = 0; i < m_b.buffers.size(); ++i) {
@@ -703,12 +757,14 @@ void GpuRun::run(void* lib) {
     m_haveBlas = m_blas.load(m_stream);
     if (!m_haveBlas)
       m_r.warnings.push_back("cuBLAS not available (" + m_blas.error +
-                             "): no oracle and no baseline for this GEMM");
-  } else {
-    m_r.warnings.push_back("no oracle for workload '" + m_b.workloadId +
-                           "' on the GPU yet (the CPU reference operators are not linked in): "
-                           "only checked that every output element is written");
+                             "): no baseline for this GEMM");
   }
+  // Anything cuBLAS does not check is judged by the contract's reference on the host.
+  m_useHostOracle = !(m_gemm && m_haveBlas) && static_cast<bool>(hostOracle());
+  if (!(m_gemm && m_haveBlas) && !m_useHostOracle)
+    m_r.warnings.push_back("no oracle for workload '" + m_b.workloadId +
+                           "' (this runner has no host reference): only checked that every "
+                           "output element is written");
 
   // 1. The checked launch: NaN-filled outputs, seeded inputs.
   if (!upload(m_o.seed) || !fillOutputsNaN() || !launch() || !check("checked launch"))
@@ -769,7 +825,8 @@ void GpuRun::run(void* lib) {
                                                     m_b.buffers[i].name});
       return;
     }
-  m_r.correct = m_gemm && m_haveBlas ? std::optional<bool>(true) : std::nullopt;
+  m_r.correct = (m_gemm && m_haveBlas) || m_useHostOracle ? std::optional<bool>(true)
+                                                           : std::nullopt;
 }
 
 } // namespace

@@ -232,6 +232,50 @@ CheckResult checkClose(const std::vector<double>& out, const std::vector<double>
   return c;
 }
 
+CheckResult checkExpected(const std::vector<double>& out, const ref::ExpectedOutput& expected,
+                          const ref::Expected& all) {
+  CheckResult c;
+  const std::vector<double>& ref = expected.values;
+  std::size_t n = std::min(out.size(), ref.size());
+  c.checked = n;
+  if (out.size() != ref.size()) {
+    c.failed = std::max(out.size(), ref.size()) - n;
+    c.firstBad = n;
+  }
+  bool first = c.failed == 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(out[i]))
+      ++c.nans; // outputs are NaN-filled before the launch: NaN means not written
+    ref::ElementJudgement j =
+        ref::judgeElement(&expected.spec, out[i], ref[i], i, all.distances, all.centroids);
+    if (std::isfinite(j.absError))
+      c.maxAbsError = std::max(c.maxAbsError, j.absError);
+    if (j.ok)
+      continue;
+    if (first) {
+      c.firstBad = i;
+      first = false;
+    }
+    ++c.failed;
+  }
+  return c;
+}
+
+namespace {
+HostOracle& oracleSlot() {
+  static HostOracle oracle;
+  return oracle;
+}
+} // namespace
+
+void setHostOracle(HostOracle oracle) {
+  oracleSlot() = std::move(oracle);
+}
+
+const HostOracle& hostOracle() {
+  return oracleSlot();
+}
+
 std::optional<GemmContract> gemmContract(const Bundle& b) {
   std::string error;
   auto doc = detail::parseJson(b.workloadText, "workload", error);

@@ -6,11 +6,13 @@
 #pragma once
 
 #include "cake/Driver/Compiler.h"
+#include "cake/Reference/Evaluate.h"
 #include "cake/Reference/Workload.h"
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,6 +135,19 @@ struct RunResult {
 RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
                    const std::string& text, const std::string& workloadPath,
                    const RunOptions& options = {});
+
+/// The GPU runner's host oracle: the kernel at its own (full) shapes bound to the contract at
+/// `workloadPath` exactly as runOnCpu binds it, and the contract's reference for inputs drawn
+/// elsewhere. `inputs` holds the values of every input parameter (by name); the contract's
+/// derived inputs (a row-squared norm of another input) and constant inputs are recomputed in
+/// place, so the caller must upload those again. nullopt with the reason in `error` (the
+/// kernel refused, the contract unreadable or not matching the kernel, an input missing or of
+/// the wrong size).
+std::optional<ref::Expected> hostReference(const driver::Compiler& compiler,
+                                           const std::string& name, const std::string& text,
+                                           const std::string& workloadPath,
+                                           std::map<std::string, std::vector<double>>& inputs,
+                                           std::string& error);
 
 /// JSON of a result: {correct, outputs:[{name, max_abs_error, max_rel_error, mismatches,
 /// first_mismatch:{index, expected, got, written_by:{line, column, role, instance, tile}}}],

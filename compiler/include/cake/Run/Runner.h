@@ -5,10 +5,12 @@
 #pragma once
 
 #include "cake/Run/Bundle.h"
+#include "cake/Reference/Evaluate.h"
 #include "cake/Run/Record.h"
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -39,6 +41,17 @@ using CpuDevice = std::function<RunRecord(const Bundle&, const RunnerOptions&)>;
 void setCpuDevice(CpuDevice device);
 RunRecord runOnCpu(const Bundle& bundle, const RunnerOptions& options);
 
+/// The host oracle of a GPU run whose workload has no cuBLAS check (anything but a plain GEMM,
+/// or a GEMM without cuBLAS): the contract's reference operator evaluated on the host for the
+/// inputs the runner drew (by parameter name). It may rewrite inputs the contract derives from
+/// others or fixes (the runner uploads them again). Set by `cake-run` (the CPU interpreter's
+/// binding of contract and kernel, interp::hostReference); unset, such a run only checks that
+/// every output element was written.
+using HostOracle = std::function<std::optional<ref::Expected>(
+    const Bundle&, std::map<std::string, std::vector<double>>& inputs, std::string& error)>;
+void setHostOracle(HostOracle oracle);
+const HostOracle& hostOracle();
+
 /// Seeded input values: about 75 % zeros, the rest in {±0.5, ±1, ±1.5, ±2}, exact in every
 /// dtype down to fp8 so that a structural bug gives a large error, not rounding noise.
 std::vector<double> generateInputs(std::size_t count, std::uint64_t seed);
@@ -67,5 +80,9 @@ struct CheckResult {
 };
 CheckResult checkClose(const std::vector<double>& out, const std::vector<double>& ref, double rtol,
                        double atol);
+/// Judges an output against the host oracle's expectation, element by element with
+/// ref::judgeElement (value or argmin comparison, as the CPU verdict judges).
+CheckResult checkExpected(const std::vector<double>& out, const ref::ExpectedOutput& expected,
+                          const ref::Expected& all);
 
 } // namespace cake::run
