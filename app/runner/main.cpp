@@ -25,13 +25,14 @@ namespace {
 const char* kUsage =
     "usage: cake-run BUNDLE_DIR [-o RECORD.json] [--format json|text] [--check-only]\n"
     "                [--device-ordinal N] [--seed N] [--max-samples N] [--max-seconds S]\n"
-    "                [--delay S] [--shapes small|full]\n"
+    "                [--delay S] [--shapes small|full] [--timer auto|events]\n"
     "Runs the kernel of a run bundle (made by `cake run`) and writes its run record.\n"
     "Exit codes: 0 correct, 1 incorrect or a run-time error, 2 usage or invalid bundle,\n"
     "3 no NVIDIA driver or device, 4 the device cannot run the bundle's target,\n"
     "6 ran without an oracle to check against. See docs/runs.md.\n"
     "--delay S waits S seconds before running (to test executors' timeout and cancel).\n"
-    "--shapes: the CPU device's contract shapes (default small; a GPU run ignores it).\n";
+    "--shapes: the CPU device's contract shapes (default small; a GPU run ignores it).\n"
+    "--timer: auto (CUPTI activity records when libcupti loads, else CUDA events) or events.\n";
 
 int usage(const std::string& message) {
   std::fprintf(stderr, "cake-run: %s\n%s", message.c_str(), kUsage);
@@ -116,6 +117,10 @@ int runMain(int argc, char** argv) {
       if (!value(v) || (v != "small" && v != "full"))
         return usage("--shapes takes small or full");
       opt.cpuSmallShapes = v == "small";
+    } else if (a == "--timer") {
+      if (!value(v) || (v != "auto" && v != "events"))
+        return usage("--timer takes auto or events");
+      opt.cupti = v == "auto";
     } else if (a == "--delay") {
       if (!value(v) || !number(v, 0, 86400, delay))
         return usage("--delay takes a number of seconds (0..86400)");

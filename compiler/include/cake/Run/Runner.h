@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cake::run {
 
@@ -22,6 +23,11 @@ struct RunnerOptions {
   std::string libcuda = "libcuda.so.1"; ///< a seam for tests: a missing library
   int deviceOrdinal = 0;
   bool timing = true; ///< false: check correctness only
+  /// Time with CUPTI activity records when libcupti loads (false, or not loadable: CUDA events,
+  /// the documented fallback, with a warning).
+  bool cupti = true;
+  /// libcupti names or paths to try; empty: the versioned sonames and the toolkit's locations.
+  std::vector<std::string> libcupti;
   /// CPU device only: run the contract's small shapes (false: its full shapes). A GPU run always
   /// runs the kernel's own shapes.
   bool cpuSmallShapes = true;
