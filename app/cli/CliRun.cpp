@@ -265,7 +265,7 @@ static int buildBundle(const std::string& argv0, const Args& a, const std::strin
                 ? r.model.grid->cluster[static_cast<std::size_t>(i)]
                 : std::int64_t{1});
   m.endArray();
-  m.key("pdl").value(false);
+  m.key("pdl").value(r.model.grid && r.model.grid->pdl);
   m.endObject();
   m.key("files").raw(files.str());
   m.endObject();

@@ -626,16 +626,37 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
     << ", cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_TOTAL);\n"
        "  if (err != cudaSuccess)\n    return err;\n";
   o << "  const int grid = PERSISTENT ? (TILE_COUNT < sms ? TILE_COUNT : sms) : TILE_COUNT;\n";
-  o << "  " << p.name << "<<<grid, THREADS, SMEM_TOTAL, stream>>>(";
-  for (std::size_t i = 0; i < p.params.size(); ++i) {
-    const Param& prm = p.params[i];
-    o << (i ? ", " : "");
-    if (prm.kind == Param::Kind::TensorMap)
-      o << "*reinterpret_cast<const CakeTensorMap*>(&" << mapName(prm.name) << ")";
-    else
-      o << paramNames[i];
+  auto arguments = [&] {
+    for (std::size_t i = 0; i < p.params.size(); ++i) {
+      const Param& prm = p.params[i];
+      o << (i ? ", " : "");
+      if (prm.kind == Param::Kind::TensorMap)
+        o << "*reinterpret_cast<const CakeTensorMap*>(&" << mapName(prm.name) << ")";
+      else
+        o << paramNames[i];
+    }
+  };
+  if (md.pdl) {
+    // pdl=on: programmatic stream serialisation, so the kernel may start while the previous
+    // one on the stream runs (its griddepcontrol.wait orders the global accesses).
+    o << "  cudaLaunchAttribute attrs[1];\n"
+         "  attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;\n"
+         "  attrs[0].val.programmaticStreamSerializationAllowed = 1;\n"
+         "  cudaLaunchConfig_t config = {};\n"
+         "  config.gridDim = dim3(grid);\n"
+         "  config.blockDim = dim3(THREADS);\n"
+         "  config.dynamicSmemBytes = SMEM_TOTAL;\n"
+         "  config.stream = stream;\n"
+         "  config.attrs = attrs;\n"
+         "  config.numAttrs = 1;\n";
+    o << "  return cudaLaunchKernelEx(&config, " << p.name << ", ";
+    arguments();
+    o << ");\n}\n#endif\n";
+  } else {
+    o << "  " << p.name << "<<<grid, THREADS, SMEM_TOTAL, stream>>>(";
+    arguments();
+    o << ");\n  return cudaGetLastError();\n}\n#endif\n";
   }
-  o << ");\n  return cudaGetLastError();\n}\n#endif\n";
   return o.str();
 }
 

@@ -88,6 +88,7 @@ Metadata derive(const ir::Module& module, const sema::KernelModel& m) {
     md.tiles = m.grid->tiles;
     md.tileCount = m.grid->tileCount();
     md.persistent = m.grid->persistent;
+    md.pdl = m.grid->pdl;
     std::int64_t sms = t ? static_cast<std::int64_t>(t->machineValue("sm_count")) : 1;
     md.ctas = md.persistent ? std::max<std::int64_t>(1, std::min(md.tileCount, sms)) : md.tileCount;
   }
@@ -286,6 +287,7 @@ void writeJson(json::Writer& w, const Metadata& md) {
   ints(md.tiles);
   w.key("tile_count").value(md.tileCount);
   w.key("schedule").value(md.persistent ? "persistent" : "static");
+  w.key("pdl").value(md.pdl);
   w.key("ctas").value(md.ctas);
   w.endObject();
   w.key("launch_registers").value(md.launchRegisters);

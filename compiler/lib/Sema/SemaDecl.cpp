@@ -22,7 +22,8 @@ const std::vector<DeclAttrSpec>& declSchema(DeclKind kind) {
       {DeclKind::Grid,
        {{"tiles", DAttr::IntList, true, {}},
         {"schedule", DAttr::Enum, false, {"static", "persistent"}},
-        {"cluster", DAttr::IntList, false, {}}}},
+        {"cluster", DAttr::IntList, false, {}},
+        {"pdl", DAttr::Enum, false, {"on", "off"}}}},
       {DeclKind::Role, {{"warps", DAttr::Range, true, {}}, {"regs", DAttr::Int, false, {}}}},
       {DeclKind::Pipeline, {{"stages", DAttr::Int, true, {}}}},
       {DeclKind::Pool, {{"offset", DAttr::Int, false, {}}, {"bytes", DAttr::Int, true, {}}}},
@@ -309,6 +310,11 @@ void Checker::checkDecl(const Decl& d) {
       g.tiles = *tiles;
     }
     g.persistent = declEnum(d, "schedule").value_or("static") == "persistent";
+    g.pdl = declEnum(d, "pdl").value_or("off") == "on";
+    if (g.pdl && m_model.target && !m_model.target->hasFeature("griddepcontrol"))
+      report(DiagId::HwSpaceNotOnTarget, d.attribute("pdl")->value->id,
+             "programmatic dependent launch (griddepcontrol) does not exist on " +
+                 m_model.targetName);
     if (auto c = declIntList(d, "cluster")) {
       g.cluster = *c;
       std::int64_t ctas = 1;

@@ -30,7 +30,7 @@ constexpr std::string_view kFeatureKeys[] = {
     "mbarrier.expect_tx", "mbarrier.try_wait", "clusters",        "distributed_smem",
     "setmaxnreg",        "wgmma",           "tcgen05",           "tmem",
     "cta_pair_mma",      "fence.proxy.async", "named_barriers",  "elect.sync",
-    "redux.sync",        "fp8_mma",         "fp4_mma",
+    "redux.sync",        "fp8_mma",         "fp4_mma",           "griddepcontrol",
 };
 
 // Cost-model timing facts: latencies measured by published microbenchmarks or estimated, and

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace cake::verify::detail {
@@ -73,6 +74,51 @@ void checkUsage(Context& ctx) {
                                            "' but its stage is selected with " + p + ".slot");
             addNote(d, ctx.declRange(b.decl), "declared with pipeline=" + b.pipeline);
           }
+      }
+    }
+  }
+  // Programmatic dependent launch: with pdl=on the previous kernel on the stream may still run,
+  // writing this kernel's inputs or reading its outputs, until griddep.wait returns. Each role's
+  // first global access (a parameter or a tensor map operand) must follow a griddep.wait of that
+  // role in program order; reported once per role.
+  if (m.grid && m.grid->pdl) {
+    std::set<std::string> waited, reported;
+    for (const sema::OpInfo& op : m.ops) {
+      if (!op.primitive)
+        continue;
+      if (op.primitive->name == "griddep.wait") {
+        for (const std::string& r : op.roles)
+          waited.insert(r);
+        continue;
+      }
+      std::optional<std::size_t> global;
+      std::string what;
+      for (std::size_t i = 0; i < op.operands.size() && !global; ++i) {
+        const sema::OperandInfo& o = op.operands[i];
+        if (!o.facts.present)
+          continue;
+        if (o.entity == sema::EntityKind::Buffer && o.entityIndex < m.buffers.size() &&
+            m.buffers[o.entityIndex].kind == ir::DeclKind::Param) {
+          global = i;
+          what = "parameter '" + m.buffers[o.entityIndex].name + "'";
+        } else if (o.entity == sema::EntityKind::TensorMap && o.entityIndex < m.tensorMaps.size()) {
+          global = i;
+          what = "tensor map '" + m.tensorMaps[o.entityIndex].name + "'";
+        }
+      }
+      if (!global)
+        continue;
+      for (const std::string& r : op.roles) {
+        if (waited.count(r) || !reported.insert(r).second)
+          continue;
+        Diagnostic* d = rep.report(
+            VerifyId::PdlAccessBeforeWait, ctx.operandRange(op, *global),
+            "'" + op.primitive->name + "' accesses global memory (" + what + ") in role '" + r +
+                "' before the role's griddep.wait; with pdl=on the previous kernel may still be "
+                "writing the inputs or reading the outputs");
+        addNote(d, ctx.declRange(m.grid->decl), "launched with pdl=on here");
+        setFix(d, "put griddep.wait before the role's first global access, or launch without "
+                  "pdl=on");
       }
     }
   }

@@ -105,6 +105,7 @@ struct Metadata {
   std::vector<std::int64_t> tiles;
   std::int64_t tileCount = 0;
   bool persistent = false;
+  bool pdl = false; ///< launch with programmatic stream serialisation (grid pdl=on)
   std::int64_t ctas = 0; ///< grid size on the target (persistent: min(tiles, SMs))
   std::int64_t launchRegisters = 0;
   std::vector<RoleDispatch> roles;

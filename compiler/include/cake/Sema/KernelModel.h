@@ -29,6 +29,9 @@ struct GridInfo {
   std::vector<std::int64_t> tiles; ///< tile counts per dimension (x, y, z)
   bool persistent = false;
   std::vector<std::int64_t> cluster{1, 1, 1};
+  /// pdl=on: launched with programmatic stream serialisation, so it may start while the previous
+  /// kernel on the stream still runs (griddep.wait orders its global accesses after it).
+  bool pdl = false;
   const ir::Decl* decl = nullptr;
   std::int64_t tileCount() const;
 };
