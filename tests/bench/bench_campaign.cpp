@@ -5,6 +5,7 @@
 // cores). The compiler is loaded once outside the timing.
 //   cake-bench-campaign [benchmark flags...]
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "BenchUtil.h"
 #include "cake/Campaign/Campaign.h"
 #include "cake/Campaign/Evolve.h"
 
@@ -16,17 +17,9 @@
 #include <string>
 #include <unistd.h>
 
-#ifndef CAKE_CORPUS_DIR
-#define CAKE_CORPUS_DIR "corpus"
-#endif
-
 namespace {
 
-const cake::driver::Compiler& compiler() {
-  static std::unique_ptr<cake::driver::Compiler> c =
-      cake::driver::Compiler::load(cake::driver::defaultDataPaths(""));
-  return *c;
-}
+using cake::bench::compiler;
 
 void BM_EvolveAndImport(benchmark::State& state, const char* kernel) {
   namespace fs = std::filesystem;

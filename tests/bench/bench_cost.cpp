@@ -7,6 +7,7 @@
 // The compiler (targets, primitives, rules) is loaded once, outside every timing loop.
 //   cake-bench-cost [benchmark flags...]
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "BenchUtil.h"
 #include "cake/Cost/CostModel.h"
 #include "cake/Support/StringUtil.h"
 
@@ -19,17 +20,9 @@
 #include <string>
 #include <vector>
 
-#ifndef CAKE_CORPUS_DIR
-#define CAKE_CORPUS_DIR "corpus"
-#endif
-
 namespace {
 
-const cake::driver::Compiler& compiler() {
-  static std::unique_ptr<cake::driver::Compiler> c =
-      cake::driver::Compiler::load(cake::driver::defaultDataPaths(""));
-  return *c;
-}
+using cake::bench::compiler;
 
 struct Kernel {
   std::string name, path, text;

@@ -4,6 +4,7 @@
 // outside the timing; the first (cold) run, which initialises the NVPTX target, is a counter.
 //   cake-bench-gate [benchmark flags...]
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "BenchUtil.h"
 #include "cake/Gate/Gate.h"
 
 #include <benchmark/benchmark.h>
@@ -12,26 +13,10 @@
 #include <cstdio>
 #include <memory>
 
-#ifndef CAKE_CORPUS_DIR
-#define CAKE_CORPUS_DIR "corpus"
-#endif
-
 namespace {
 
-const cake::driver::Compiler& compiler() {
-  static std::unique_ptr<cake::driver::Compiler> c =
-      cake::driver::Compiler::load(cake::driver::defaultDataPaths(""));
-  return *c;
-}
-
-const cake::driver::Manifest* manifest() {
-  static std::optional<cake::driver::Manifest> m = [] {
-    cake::SourceManager sources;
-    cake::DiagnosticEngine diags;
-    return cake::driver::loadManifest(CAKE_CORPUS_DIR, sources, diags);
-  }();
-  return m ? &*m : nullptr;
-}
+using cake::bench::compiler;
+using cake::bench::manifest;
 
 double coldSeconds = -1;
 

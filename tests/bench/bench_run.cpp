@@ -4,6 +4,7 @@
 // single-threaded. Each case counts its interleavings and whether the verdict matched.
 //   cake-bench-run [benchmark flags...]
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "BenchUtil.h"
 #include "cake/Driver/Manifest.h"
 #include "cake/Interp/Run.h"
 #include "cake/Support/StringUtil.h"
@@ -13,30 +14,14 @@
 #include <filesystem>
 #include <memory>
 
-#ifndef CAKE_CORPUS_DIR
-#define CAKE_CORPUS_DIR "corpus"
-#endif
-
 namespace {
 
-const cake::driver::Compiler& compiler() {
-  static std::unique_ptr<cake::driver::Compiler> c =
-      cake::driver::Compiler::load(cake::driver::defaultDataPaths(""));
-  return *c;
-}
-
-const cake::driver::Manifest& manifest() {
-  static std::optional<cake::driver::Manifest> m = [] {
-    cake::SourceManager sources;
-    cake::DiagnosticEngine diags;
-    return cake::driver::loadManifest(CAKE_CORPUS_DIR, sources, diags);
-  }();
-  return *m;
-}
+using cake::bench::compiler;
+using cake::bench::manifest;
 
 /// Runs every case with `expect.run` whose id contains `filter`; counts matched verdicts.
 void runCases(benchmark::State& state, const std::string& filter) {
-  const cake::driver::Manifest& m = manifest();
+  const cake::driver::Manifest& m = *manifest();
   std::size_t cases = 0, matched = 0;
   for (auto _ : state) {
     cases = matched = 0;
@@ -57,9 +42,15 @@ void runCases(benchmark::State& state, const std::string& filter) {
   state.counters["matched"] = double(matched);
 }
 
-void BM_RunCorpusSmall(benchmark::State& state) { runCases(state, ""); }
-void BM_RunAmpereGemm256(benchmark::State& state) { runCases(state, "ampere_gemm_bf16"); }
-void BM_RunHopperGemm256(benchmark::State& state) { runCases(state, "hopper_gemm_ws_bf16"); }
+void BM_RunCorpusSmall(benchmark::State& state) {
+  runCases(state, "");
+}
+void BM_RunAmpereGemm256(benchmark::State& state) {
+  runCases(state, "ampere_gemm_bf16");
+}
+void BM_RunHopperGemm256(benchmark::State& state) {
+  runCases(state, "hopper_gemm_ws_bf16");
+}
 
 } // namespace
 

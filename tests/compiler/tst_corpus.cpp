@@ -7,7 +7,6 @@
 #include "cake/IR/Printer.h"
 #include "cake/Support/StringUtil.h"
 
-#include <QDirIterator>
 #include <QtTest>
 
 using namespace cake;
@@ -17,17 +16,7 @@ class TestCorpus : public QObject {
 private Q_SLOTS:
   void kernels_data() {
     QTest::addColumn<QString>("path");
-    QDirIterator it(QStringLiteral(CAKE_CORPUS_DIR), {"*.cake"}, QDir::Files,
-                    QDirIterator::Subdirectories);
-    QStringList paths;
-    while (it.hasNext()) {
-      QString p = it.next();
-      // Proposal examples are judged by `cake proposal evaluate`, campaign candidates (refused
-      // ones among them) by `cake campaign import`, not as corpus kernels.
-      if (!p.contains(QStringLiteral("/proposals/")) && !p.contains(QStringLiteral("/campaigns/")))
-        paths << p;
-    }
-    paths.sort();
+    const QStringList paths = test::corpusKernels(test::CorpusKernels::All);
     QVERIFY(paths.size() >= 8);
     for (const QString& p : paths)
       QTest::newRow(qPrintable(QDir(QStringLiteral(CAKE_CORPUS_DIR)).relativeFilePath(p))) << p;

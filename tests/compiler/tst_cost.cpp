@@ -10,7 +10,6 @@
 #include "cake/Support/StringUtil.h"
 
 #include <QDir>
-#include <QDirIterator>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -281,17 +280,10 @@ private Q_SLOTS:
 
   void corpus_data() {
     QTest::addColumn<QString>("path");
-    QDirIterator it(QStringLiteral(CAKE_CORPUS_DIR), {QStringLiteral("*.cake")}, QDir::Files,
-                    QDirIterator::Subdirectories);
+    const QDir corpus(QStringLiteral(CAKE_CORPUS_DIR));
     QStringList paths;
-    while (it.hasNext()) {
-      QString p = QDir(QStringLiteral(CAKE_CORPUS_DIR)).relativeFilePath(it.next());
-      if (!p.startsWith(QStringLiteral("negative/")) &&
-          !p.startsWith(QStringLiteral("proposals/")) &&
-          !p.startsWith(QStringLiteral("campaigns/")))
-        paths << p;
-    }
-    paths.sort();
+    for (const QString& p : test::corpusKernels(test::CorpusKernels::Positive))
+      paths << corpus.relativeFilePath(p);
     for (const QString& p : paths)
       QTest::newRow(qPrintable(p)) << p;
   }

@@ -114,6 +114,37 @@ private:
     std::filesystem::create_directories(o.remoteTmp);
     return o;
   }
+  /// The one-node cluster: work directories in the test's shared folder (a real cluster's shared
+  /// file system), polled often so that the tests stay quick.
+  ExecutorOptions slurmOptions() const {
+    ExecutorOptions o;
+    o.sharedDir = m_tmp.path().toStdString() + "/shared";
+    o.pollSeconds = 0.2;
+    return o;
+  }
+  /// Runs `req` on `e` and sets its cancel flag after `afterMs` milliseconds.
+  static ExecResult runCancelledAfter(Executor& e, ExecRequest req, int afterMs) {
+    std::atomic<bool> cancel{false};
+    req.cancel = &cancel;
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(afterMs));
+      cancel = true;
+    });
+    ExecResult res = e.run(req);
+    canceller.join();
+    return res;
+  }
+  /// What a stopped Slurm job left behind: the job still queued or running, or a runner of it
+  /// still alive (found by its work directory under `sharedDir`); empty when nothing.
+  static QString slurmLeftovers(const ExecResult& res, const std::string& sharedDir) {
+    Script q = runScript("squeue",
+                         {"-h", "-j", QString::fromStdString(res.jobId), "-t", "all", "-o", "%T"});
+    if (q.out.contains("RUNNING") || q.out.contains("PENDING"))
+      return "job still queued: " + q.out;
+    if (!processesWith(sharedDir + "/run-").empty())
+      return QStringLiteral("a runner of the job still runs");
+    return {};
+  }
 
   QTemporaryDir m_tmp;
   std::string m_bundle;
@@ -284,18 +315,11 @@ void TestExecutors::sshCancel() {
   ExecutorOptions o = sshOptions();
   std::string error;
   auto e = makeExecutor("ssh://cake-local", o, error);
-  std::atomic<bool> cancel{false};
   ExecRequest req = request(120);
   req.runnerArgs = {"--delay", "60"};
-  req.cancel = &cancel;
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-    cancel = true;
-  });
   QElapsedTimer t;
   t.start();
-  ExecResult res = e->run(req);
-  canceller.join();
+  ExecResult res = runCancelledAfter(*e, req, 2500);
   QVERIFY(res.cancelled);
   QVERIFY(!res.timedOut);
   QVERIFY(t.elapsed() < 20000);
@@ -322,9 +346,7 @@ void TestExecutors::sshUnreachable() {
 void TestExecutors::slurmRoundTrip() {
   if (!m_slurmUp)
     QSKIP(qPrintable("Slurm cannot start here: " + m_slurmSkip));
-  ExecutorOptions o;
-  o.sharedDir = m_tmp.path().toStdString() + "/shared";
-  o.pollSeconds = 0.2;
+  ExecutorOptions o = slurmOptions();
   std::string error;
   auto e = makeExecutor("slurm:debug", o, error);
   QVERIFY2(e, error.c_str());
@@ -342,9 +364,7 @@ void TestExecutors::slurmRoundTrip() {
 void TestExecutors::slurmTimeout() {
   if (!m_slurmUp)
     QSKIP(qPrintable("Slurm cannot start here: " + m_slurmSkip));
-  ExecutorOptions o;
-  o.sharedDir = m_tmp.path().toStdString() + "/shared";
-  o.pollSeconds = 0.2;
+  ExecutorOptions o = slurmOptions();
   o.keepFiles = true; // to find the job's runner by its bundle path below
   std::string error;
   auto e = makeExecutor("slurm", o, error);
@@ -360,10 +380,8 @@ void TestExecutors::slurmTimeout() {
   QVERIFY2(res.error.find("scancel") != std::string::npos, res.error.c_str());
   QVERIFY(ms < 30000);
   // The job is no longer running, and no runner of it is left.
-  Script q =
-      runScript("squeue", {"-h", "-j", QString::fromStdString(res.jobId), "-t", "all", "-o", "%T"});
-  QVERIFY2(!q.out.contains("RUNNING") && !q.out.contains("PENDING"), qPrintable(q.out));
-  QVERIFY(processesWith(o.sharedDir + "/run-").empty());
+  QString left = slurmLeftovers(res, o.sharedDir);
+  QVERIFY2(left.isEmpty(), qPrintable(left));
   std::error_code ec;
   std::filesystem::remove_all(o.sharedDir, ec);
 }
@@ -371,27 +389,16 @@ void TestExecutors::slurmTimeout() {
 void TestExecutors::slurmCancel() {
   if (!m_slurmUp)
     QSKIP(qPrintable("Slurm cannot start here: " + m_slurmSkip));
-  ExecutorOptions o;
-  o.sharedDir = m_tmp.path().toStdString() + "/shared";
-  o.pollSeconds = 0.2;
+  ExecutorOptions o = slurmOptions();
   std::string error;
   auto e = makeExecutor("slurm", o, error);
-  std::atomic<bool> cancel{false};
   ExecRequest req = request(120);
   req.runnerArgs = {"--delay", "120"};
-  req.cancel = &cancel;
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
-    cancel = true;
-  });
-  ExecResult res = e->run(req);
-  canceller.join();
+  ExecResult res = runCancelledAfter(*e, req, 3000);
   QVERIFY(res.cancelled);
   QVERIFY2(res.error.find("scancel") != std::string::npos, res.error.c_str());
-  Script q =
-      runScript("squeue", {"-h", "-j", QString::fromStdString(res.jobId), "-t", "all", "-o", "%T"});
-  QVERIFY2(!q.out.contains("RUNNING") && !q.out.contains("PENDING"), qPrintable(q.out));
-  QVERIFY(processesWith(o.sharedDir + "/run-").empty());
+  QString left = slurmLeftovers(res, o.sharedDir);
+  QVERIFY2(left.isEmpty(), qPrintable(left));
 }
 
 void TestExecutors::slurmRequeue() {
@@ -401,9 +408,7 @@ void TestExecutors::slurmRequeue() {
   // batch script asks for --requeue, puts it back in the queue), comes back (ReturnToService=2),
   // and the job runs again. Slurm holds a requeued job for about two minutes (its begin time);
   // the test releases it at once with `scontrol update StartTime=now`, as an administrator may.
-  ExecutorOptions o;
-  o.sharedDir = m_tmp.path().toStdString() + "/shared";
-  o.pollSeconds = 0.2;
+  ExecutorOptions o = slurmOptions();
   std::string error;
   auto e = makeExecutor("slurm:debug", o, error);
   QVERIFY2(e, error.c_str());

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 using namespace cake;
@@ -161,6 +162,25 @@ private:
     return v.i;
   }
   static float real(Value v) { return v.isFloat ? v.f : float(v.i); }
+  /// A comparison of floats or of integers (1 or 0); none for other operations.
+  template <class T> static std::optional<Value> compare(Op op, T x, T y) {
+    switch (op) {
+    case Op::Eq:
+      return Value::ofInt(x == y);
+    case Op::Ne:
+      return Value::ofInt(x != y);
+    case Op::Lt:
+      return Value::ofInt(x < y);
+    case Op::Le:
+      return Value::ofInt(x <= y);
+    case Op::Gt:
+      return Value::ofInt(x > y);
+    case Op::Ge:
+      return Value::ofInt(x >= y);
+    default:
+      return std::nullopt;
+    }
+  }
 
   Value binary(const Expr& e) {
     Value a = eval(*e.args[0]), b = eval(*e.args[1]);
@@ -179,19 +199,9 @@ private:
         return Value::ofFloat(std::fmin(x, y));
       case Op::Max:
         return Value::ofFloat(std::fmax(x, y));
-      case Op::Eq:
-        return Value::ofInt(x == y);
-      case Op::Ne:
-        return Value::ofInt(x != y);
-      case Op::Lt:
-        return Value::ofInt(x < y);
-      case Op::Le:
-        return Value::ofInt(x <= y);
-      case Op::Gt:
-        return Value::ofInt(x > y);
-      case Op::Ge:
-        return Value::ofInt(x >= y);
       default:
+        if (std::optional<Value> c = compare(e.op, x, y))
+          return *c;
         throw std::runtime_error("integer operation " + std::string(toString(e.op)) + " on floats");
       }
     }
@@ -233,19 +243,9 @@ private:
     case Op::Max:
       r = std::max(x, y);
       break;
-    case Op::Eq:
-      return Value::ofInt(x == y);
-    case Op::Ne:
-      return Value::ofInt(x != y);
-    case Op::Lt:
-      return Value::ofInt(x < y);
-    case Op::Le:
-      return Value::ofInt(x <= y);
-    case Op::Gt:
-      return Value::ofInt(x > y);
-    case Op::Ge:
-      return Value::ofInt(x >= y);
     default:
+      if (std::optional<Value> c = compare(e.op, x, y))
+        return *c;
       throw std::runtime_error("unexpected binary operation " + std::string(toString(e.op)));
     }
     return Value::ofInt(wrap(r, e.ty));

@@ -6,7 +6,6 @@
 
 #include "cake/Support/StringUtil.h"
 
-#include <QDirIterator>
 #include <QtTest>
 
 using namespace cake;
@@ -216,17 +215,7 @@ private Q_SLOTS:
   // The expert-written kernels are conflict-free and coalesced under this model.
   void corpusIsClean_data() {
     QTest::addColumn<QString>("path");
-    QDirIterator it(QStringLiteral(CAKE_CORPUS_DIR), {"*.cake"}, QDir::Files,
-                    QDirIterator::Subdirectories);
-    QStringList paths;
-    while (it.hasNext()) {
-      QString p = it.next();
-      if (!p.contains(QStringLiteral("/negative/")) &&
-          !p.contains(QStringLiteral("/proposals/")) &&
-          !p.contains(QStringLiteral("/campaigns/")))
-        paths << p;
-    }
-    paths.sort();
+    const QStringList paths = test::corpusKernels(test::CorpusKernels::Positive);
     QVERIFY(paths.size() >= 8);
     for (const QString& p : paths)
       QTest::newRow(qPrintable(QDir(QStringLiteral(CAKE_CORPUS_DIR)).relativeFilePath(p))) << p;

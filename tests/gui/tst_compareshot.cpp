@@ -3,10 +3,13 @@
 // requested size with removed and added IR lines and a changed graph node in their colours,
 // the baseline delta reaches the status bar, and bad arguments exit 2.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ShotTestUtil.h"
+
 #include <QImage>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace shot = cake::test::shot;
 
 namespace {
 
@@ -14,25 +17,7 @@ const QString kBefore = QStringLiteral(CAKE_SOURCE_DIR "/corpus/hopper_gemm/gemm
 const QString kAfter = QStringLiteral(CAKE_SOURCE_DIR "/tests/lit/cli/Inputs/gemm_ws_3stage.cake");
 
 int run(const QStringList& args, QString* output = nullptr) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("QT_QPA_PLATFORM", "offscreen");
-  p.setProcessEnvironment(env);
-  p.start(QStringLiteral(CAKE_WORKBENCH), args);
-  if (!p.waitForFinished(90000))
-    return -1;
-  if (output)
-    *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-}
-
-/// Pixels of exactly this colour.
-int count(const QImage& img, QRgb colour) {
-  int n = 0;
-  for (int y = 0; y < img.height(); ++y)
-    for (int x = 0; x < img.width(); ++x)
-      n += (img.pixel(x, y) & 0xffffff) == (colour & 0xffffff);
-  return n;
+  return shot::workbench(args, output, 90000);
 }
 
 } // namespace
@@ -59,10 +44,10 @@ void TestCompareShot::compareView() {
   QVERIFY(!img.isNull());
   QCOMPARE(img.size(), QSize(1024, 640));
   // IR diff backgrounds (CompareView.cpp): removed lines on the left, added on the right.
-  QVERIFY2(count(img, qRgb(0xfd, 0xd8, 0xd6)) > 1000, "no removed IR line drawn");
-  QVERIFY2(count(img, qRgb(0xd4, 0xf4, 0xdc)) > 1000, "no added IR line drawn");
+  QVERIFY2(shot::countPixels(img, qRgb(0xfd, 0xd8, 0xd6)) > 1000, "no removed IR line drawn");
+  QVERIFY2(shot::countPixels(img, qRgb(0xd4, 0xf4, 0xdc)) > 1000, "no added IR line drawn");
   // The changed epilogue wait's outline in the graph diff (GraphView.cpp diffColor).
-  QVERIFY2(count(img, qRgb(0xd9, 0x82, 0x00)) > 20, "no changed graph node marked");
+  QVERIFY2(shot::countPixels(img, qRgb(0xd9, 0x82, 0x00)) > 20, "no changed graph node marked");
 }
 
 void TestCompareShot::baselineStatus() {
@@ -95,10 +80,8 @@ void TestCompareShot::badArguments_data() {
 void TestCompareShot::badArguments() {
   QFETCH(QStringList, args);
   QFETCH(QString, message);
-  QTemporaryDir dir;
-  QString out;
-  QCOMPARE(run(QStringList{"--screenshot", dir.filePath("x.png")} + args, &out), 2);
-  QVERIFY2(out.contains(message), qPrintable(out));
+  const QString why = shot::refusal(args, message, 90000);
+  QVERIFY2(why.isEmpty(), qPrintable(why));
 }
 
 QTEST_GUILESS_MAIN(TestCompareShot)

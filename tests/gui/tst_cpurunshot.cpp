@@ -3,35 +3,20 @@
 // correct GEMM renders no red, `--run` puts the verdict in the findings view, and a kernel
 // without a contract or a bad --workload exits 2.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ShotTestUtil.h"
+
 #include <QImage>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace shot = cake::test::shot;
 
 namespace {
 
 const QString kCorpus = QStringLiteral(CAKE_SOURCE_DIR "/corpus/");
 
 int run(const QStringList& args, QString* output = nullptr) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("QT_QPA_PLATFORM", "offscreen");
-  p.setProcessEnvironment(env);
-  p.start(QStringLiteral(CAKE_WORKBENCH), args);
-  if (!p.waitForFinished(240000))
-    return -1;
-  if (output)
-    *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-}
-
-/// Pixels of exactly this colour.
-int count(const QImage& img, QRgb colour) {
-  int n = 0;
-  for (int y = 0; y < img.height(); ++y)
-    for (int x = 0; x < img.width(); ++x)
-      n += (img.pixel(x, y) & 0xffffff) == (colour & 0xffffff);
-  return n;
+  return shot::workbench(args, output, 240000);
 }
 
 // The ramp's ends (views::HeatScale::ramp): a wrong tile with the output's largest error, and a
@@ -78,7 +63,7 @@ void TestCpuRunShot::heatMap() {
   QImage img(png);
   QVERIFY(!img.isNull());
   QCOMPARE(img.size(), QSize(900, 600));
-  int red = count(img, kWrongTop), orange = count(img, kToleratedTop);
+  int red = shot::countPixels(img, kWrongTop), orange = shot::countPixels(img, kToleratedTop);
   if (wrong) {
     // Whole tiles at the red end (not only the legend).
     QVERIFY2(red > 5000, qPrintable(QString::number(red)));

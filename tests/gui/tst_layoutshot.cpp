@@ -4,14 +4,17 @@
 // overlaps another dock or the editor, the editor keeps a usable width, the findings dock shows
 // at least 8 rows at 1920x1080, and the workspace tree highlights the file that was opened.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ShotTestUtil.h"
+
 #include <QFileInfo>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace shot = cake::test::shot;
 
 namespace {
 
@@ -19,23 +22,12 @@ const QString kKernel = QStringLiteral(CAKE_SOURCE_DIR "/corpus/hopper_gemm/gemm
 
 /// Runs the workbench offscreen; the layout report as JSON (empty on failure, `why` says).
 QJsonObject report(const QStringList& args, const QString& dir, QString* why) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("QT_QPA_PLATFORM", "offscreen");
-  p.setProcessEnvironment(env);
   QString json = dir + QStringLiteral("/layout.json");
-  p.start(QStringLiteral(CAKE_WORKBENCH),
-          args + QStringList{"--screenshot", dir + "/shot.png", "--layout-report", json});
-  if (!p.waitForFinished(120000) || p.exitCode() != 0) {
-    *why = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+  if (shot::workbench(args +
+                          QStringList{"--screenshot", dir + "/shot.png", "--layout-report", json},
+                      why, 120000) != 0)
     return {};
-  }
-  QFile f(json);
-  if (!f.open(QIODevice::ReadOnly)) {
-    *why = QStringLiteral("no report written");
-    return {};
-  }
-  return QJsonDocument::fromJson(f.readAll()).object();
+  return shot::readLayoutReport(json, why);
 }
 
 QSize sizeOf(const QJsonValue& v) {

@@ -3,39 +3,24 @@
 // and accepted candidates in their outcome colours and the best path in its colour; a stored
 // campaign shown by name from a workspace the CLI imported into; bad arguments exit 2.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ShotTestUtil.h"
+
 #include <QImage>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace shot = cake::test::shot;
 
 namespace {
 
 const QString kCampaign = QStringLiteral(CAKE_SOURCE_DIR "/corpus/campaigns/flash_kmeans");
 
 int run(const QString& program, const QStringList& args, QString* output = nullptr) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("QT_QPA_PLATFORM", "offscreen");
-  p.setProcessEnvironment(env);
-  p.start(program, args);
-  if (!p.waitForFinished(180000))
-    return -1;
-  if (output)
-    *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+  return shot::run(program, args, output, 180000);
 }
 
-int shot(const QStringList& args, QString* output = nullptr) {
-  return run(QStringLiteral(CAKE_WORKBENCH), args, output);
-}
-
-/// Pixels of exactly this colour.
-int count(const QImage& img, QRgb colour) {
-  int n = 0;
-  for (int y = 0; y < img.height(); ++y)
-    for (int x = 0; x < img.width(); ++x)
-      n += (img.pixel(x, y) & 0xffffff) == (colour & 0xffffff);
-  return n;
+int workbench(const QStringList& args, QString* output = nullptr) {
+  return shot::workbench(args, output, 180000);
 }
 
 } // namespace
@@ -53,9 +38,9 @@ void TestLineageShot::importedSample() {
   QTemporaryDir dir;
   QString png = dir.filePath("lineage.png");
   QString out;
-  QCOMPARE(shot({"--screenshot", png, "--view", "lineage", "--size", "1024x640",
-                 "--import-campaign", kCampaign},
-                &out),
+  QCOMPARE(workbench({"--screenshot", png, "--view", "lineage", "--size", "1024x640",
+                      "--import-campaign", kCampaign},
+                     &out),
            0);
   // The same lineage as `cake campaign show`: 61 candidates, best path root → islands-0001.
   QVERIFY2(
@@ -66,9 +51,9 @@ void TestLineageShot::importedSample() {
   QVERIFY(!img.isNull());
   QCOMPARE(img.size(), QSize(1024, 640));
   // Outcome fills (LineageData.cpp): 41 refused and 20 accepted candidates; the best path.
-  QVERIFY2(count(img, qRgb(0xf8, 0xd0, 0xcc)) > 2000, "no refused candidate drawn");
-  QVERIFY2(count(img, qRgb(0xcf, 0xeb, 0xd2)) > 1000, "no accepted candidate drawn");
-  QVERIFY2(count(img, qRgb(0x15, 0x65, 0xc0)) > 40, "no best path drawn");
+  QVERIFY2(shot::countPixels(img, qRgb(0xf8, 0xd0, 0xcc)) > 2000, "no refused candidate drawn");
+  QVERIFY2(shot::countPixels(img, qRgb(0xcf, 0xeb, 0xd2)) > 1000, "no accepted candidate drawn");
+  QVERIFY2(shot::countPixels(img, qRgb(0x15, 0x65, 0xc0)) > 40, "no best path drawn");
 }
 
 void TestLineageShot::storedCampaign() {
@@ -77,16 +62,16 @@ void TestLineageShot::storedCampaign() {
   QCOMPARE(run(QStringLiteral(CAKE_CLI), {"workspace", "init", ws}), 0);
   QCOMPARE(run(QStringLiteral(CAKE_CLI), {"campaign", "import", kCampaign, "--workspace", ws}), 0);
   QString out;
-  QCOMPARE(shot({"--screenshot", dir.filePath("s.png"), "--view", "lineage", "--size", "800x500",
-                 "--workspace", ws, "--campaign", "flash-kmeans-evolve"},
-                &out),
+  QCOMPARE(workbench({"--screenshot", dir.filePath("s.png"), "--view", "lineage", "--size",
+                      "800x500", "--workspace", ws, "--campaign", "flash-kmeans-evolve"},
+                     &out),
            0);
   QVERIFY2(out.contains("lineage: flash-kmeans-evolve: 61 candidates"), qPrintable(out));
   QCOMPARE(QImage(dir.filePath("s.png")).size(), QSize(800, 500));
   // A name the workspace does not have.
-  QCOMPARE(shot({"--screenshot", dir.filePath("t.png"), "--view", "lineage", "--workspace", ws,
-                 "--campaign", "nope"},
-                &out),
+  QCOMPARE(workbench({"--screenshot", dir.filePath("t.png"), "--view", "lineage", "--workspace", ws,
+                      "--campaign", "nope"},
+                     &out),
            2);
   QVERIFY2(out.contains("no campaign 'nope'"), qPrintable(out));
 }
@@ -106,10 +91,8 @@ void TestLineageShot::badArguments_data() {
 void TestLineageShot::badArguments() {
   QFETCH(QStringList, args);
   QFETCH(QString, message);
-  QTemporaryDir dir;
-  QString out;
-  QCOMPARE(shot(QStringList{"--screenshot", dir.filePath("x.png")} + args, &out), 2);
-  QVERIFY2(out.contains(message), qPrintable(out));
+  const QString why = shot::refusal(args, message, 180000);
+  QVERIFY2(why.isEmpty(), qPrintable(why));
 }
 
 QTEST_GUILESS_MAIN(TestLineageShot)

@@ -2,10 +2,13 @@
 // --import-campaign and drawn as best-so-far curves per arm (one campaign, then two overlaid),
 // the scatter's honest "no measurements" state, and bad arguments exit 2.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ShotTestUtil.h"
+
 #include <QImage>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace shot = cake::test::shot;
 
 namespace {
 
@@ -13,25 +16,7 @@ const QString kBiasGelu = QStringLiteral(CAKE_SOURCE_DIR "/corpus/campaigns/bias
 const QString kKmeans = QStringLiteral(CAKE_SOURCE_DIR "/corpus/campaigns/flash_kmeans");
 
 int run(const QStringList& args, QString* output = nullptr) {
-  QProcess p;
-  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-  env.insert("QT_QPA_PLATFORM", "offscreen");
-  p.setProcessEnvironment(env);
-  p.start(QStringLiteral(CAKE_WORKBENCH), args);
-  if (!p.waitForFinished(150000))
-    return -1;
-  if (output)
-    *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-}
-
-/// Pixels of exactly this colour.
-int count(const QImage& img, QRgb colour) {
-  int n = 0;
-  for (int y = 0; y < img.height(); ++y)
-    for (int x = 0; x < img.width(); ++x)
-      n += (img.pixel(x, y) & 0xffffff) == (colour & 0xffffff);
-  return n;
+  return shot::workbench(args, output, 150000);
 }
 
 // The first two curve colours of ProgressView.cpp.
@@ -67,9 +52,9 @@ void TestProgressShot::oneCampaign() {
   QImage img(png);
   QVERIFY(!img.isNull());
   QCOMPARE(img.size(), QSize(1024, 640));
-  QVERIFY2(count(img, kFirst) > 200, "no first-arm curve drawn");
-  QVERIFY2(count(img, kSecond) > 200, "no second-arm curve drawn");
-  QVERIFY2(count(img, kThird) == 0, "a third curve drawn for two arms");
+  QVERIFY2(shot::countPixels(img, kFirst) > 200, "no first-arm curve drawn");
+  QVERIFY2(shot::countPixels(img, kSecond) > 200, "no second-arm curve drawn");
+  QVERIFY2(shot::countPixels(img, kThird) == 0, "a third curve drawn for two arms");
   // The named workspace keeps the import: a second run reads it without importing again.
   QCOMPARE(run({"--screenshot", png, "--view", "progress", "--size", "800x500", "--workspace",
                 dir.filePath("ws")},
@@ -94,8 +79,8 @@ void TestProgressShot::twoCampaigns() {
   QCOMPARE(img.size(), QSize(1200, 700));
   // Flash-KMeans' two arms reach 1.34x at their first and second candidate: the fourth curve
   // covers most of the third, whose legend sample and first step remain.
-  QVERIFY2(count(img, kThird) > 30, "no third curve drawn");
-  QVERIFY2(count(img, kFourth) > 200, "no fourth curve drawn");
+  QVERIFY2(shot::countPixels(img, kThird) > 30, "no third curve drawn");
+  QVERIFY2(shot::countPixels(img, kFourth) > 200, "no fourth curve drawn");
 }
 
 void TestProgressShot::badArguments_data() {
@@ -113,10 +98,8 @@ void TestProgressShot::badArguments_data() {
 void TestProgressShot::badArguments() {
   QFETCH(QStringList, args);
   QFETCH(QString, message);
-  QTemporaryDir dir;
-  QString out;
-  QCOMPARE(run(QStringList{"--screenshot", dir.filePath("x.png")} + args, &out), 2);
-  QVERIFY2(out.contains(message), qPrintable(out));
+  const QString why = shot::refusal(args, message, 150000);
+  QVERIFY2(why.isEmpty(), qPrintable(why));
 }
 
 QTEST_GUILESS_MAIN(TestProgressShot)

@@ -3,33 +3,19 @@
 // workspace in which the false-positive rule was evaluated; bad --open-proposal /
 // --proposal-tab exit with code 2. Kept apart from tst_screenshot, which is slow under load.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ShotTestUtil.h"
+
 #include <QImage>
-#include <QProcess>
-#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace shot = cake::test::shot;
 
 class TestProposalShot : public QObject {
   Q_OBJECT
 private:
   static int run(const QString& program, const QStringList& args, QString* output = nullptr) {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    p.setProcessEnvironment(env);
-    p.start(program, args);
-    if (!p.waitForFinished(120000))
-      return -1;
-    if (output)
-      *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  }
-  static int colourCount(const QImage& img) {
-    QSet<QRgb> colours;
-    for (int y = 0; y < img.height(); y += 7)
-      for (int x = 0; x < img.width(); x += 7)
-        colours.insert(img.pixel(x, y));
-    return int(colours.size());
+    return shot::run(program, args, output, 120000);
   }
   static QString proposal(const char* name) {
     return QStringLiteral(CAKE_CORPUS_DIR) + "/proposals/" + QLatin1String(name);
@@ -77,7 +63,7 @@ private Q_SLOTS:
     QVERIFY2(code == 0, qPrintable(output));
     QImage img(dir.filePath("p.png"));
     QCOMPARE(QStringLiteral("%1x%2").arg(img.width()).arg(img.height()), size);
-    QVERIFY2(colourCount(img) > 20, qPrintable(output));
+    QVERIFY2(shot::colourCount(img, 7) > 20, qPrintable(output));
   }
   void badArguments_data() {
     QTest::addColumn<QStringList>("args");
@@ -90,13 +76,8 @@ private Q_SLOTS:
   void badArguments() {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
-    QTemporaryDir dir;
-    QString output;
-    QCOMPARE(run(CAKE_WORKBENCH,
-                 QStringList{"--screenshot", dir.filePath("x.png"), "--view", "proposals"} + args,
-                 &output),
-             2);
-    QVERIFY2(output.contains(message), qPrintable(output));
+    const QString why = shot::refusal(QStringList{"--view", "proposals"} + args, message, 120000);
+    QVERIFY2(why.isEmpty(), qPrintable(why));
   }
 };
 

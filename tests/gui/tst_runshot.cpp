@@ -2,33 +2,19 @@
 // size without a workspace (it says runs need one) and with a workspace into which the `cake`
 // CLI stored real CPU runs (two corpus kernels); the dock reads them.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ShotTestUtil.h"
+
 #include <QImage>
-#include <QProcess>
-#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace shot = cake::test::shot;
 
 class TestRunShot : public QObject {
   Q_OBJECT
 private:
   static int run(const QString& program, const QStringList& args, QString* output = nullptr) {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("QT_QPA_PLATFORM", "offscreen");
-    p.setProcessEnvironment(env);
-    p.start(program, args);
-    if (!p.waitForFinished(240000))
-      return -1;
-    if (output)
-      *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  }
-  static int colourCount(const QImage& img) {
-    QSet<QRgb> colours;
-    for (int y = 0; y < img.height(); y += 5)
-      for (int x = 0; x < img.width(); x += 5)
-        colours.insert(img.pixel(x, y));
-    return int(colours.size());
+    return shot::run(program, args, output, 240000);
   }
 
 private Q_SLOTS:
@@ -69,7 +55,7 @@ private Q_SLOTS:
     QVERIFY2(output.contains(runs), qPrintable(output));
     QImage img(dir.filePath("r.png"));
     QCOMPARE(QStringLiteral("%1x%2").arg(img.width()).arg(img.height()), size);
-    QVERIFY2(colourCount(img) > 20, qPrintable(output));
+    QVERIFY2(shot::colourCount(img, 5) > 20, qPrintable(output));
   }
 };
 

@@ -3,43 +3,24 @@
 // views wait for their cost / lowering / ptxas jobs; bad arguments (an unknown view among them)
 // exit with code 2.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ShotTestUtil.h"
+
 #include <QDirIterator>
-#include <QImage>
 #include <QFileInfo>
+#include <QImage>
 #include <QProcess>
-#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
+
+namespace shot = cake::test::shot;
 
 class TestScreenshot : public QObject {
   Q_OBJECT
 private:
   /// Runs the workbench; `display` false runs it as on a machine with no display at all.
   static int run(const QStringList& args, QString* output = nullptr, bool display = true) {
-    QProcess p;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    if (display) {
-      env.insert("QT_QPA_PLATFORM", "offscreen");
-    } else {
-      for (const char* var : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
-        env.remove(QString::fromLatin1(var));
-    }
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(CAKE_WORKBENCH), args);
-    if (!p.waitForFinished(60000))
-      return -1;
-    if (output)
-      *output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  }
-
-  /// Distinct colours in a coarse sample: a blank image has one or two.
-  static int colourCount(const QImage& img) {
-    QSet<QRgb> colours;
-    for (int y = 0; y < img.height(); y += 7)
-      for (int x = 0; x < img.width(); x += 7)
-        colours.insert(img.pixel(x, y));
-    return int(colours.size());
+    return shot::workbench(args, output, 60000,
+                           display ? shot::Display::Offscreen : shot::Display::None);
   }
 
 private Q_SLOTS:
@@ -68,7 +49,8 @@ private Q_SLOTS:
       p->setProcessEnvironment(env);
       p->setProcessChannelMode(QProcess::MergedChannels);
       p->start(QStringLiteral(CAKE_WORKBENCH),
-               {"--screenshot", dir.filePath(view + ".png"), "--open", path, "--view", view, "--size", "1000x700"});
+               {"--screenshot", dir.filePath(view + ".png"), "--open", path, "--view", view,
+                "--size", "1000x700"});
       running << p;
     }
     for (int i = 0; i < views.size(); ++i) {
@@ -81,7 +63,7 @@ private Q_SLOTS:
       QVERIFY2(!img.isNull(), qPrintable(log));
       QVERIFY(img.width() > 100 && img.height() > 50);
       if (views[i] != QLatin1String("findings"))
-        QVERIFY2(colourCount(img) > 8, qPrintable(views[i] + ": image looks blank"));
+        QVERIFY2(shot::colourCount(img, 7) > 8, qPrintable(views[i] + ": image looks blank"));
       delete p;
     }
   }
@@ -94,7 +76,8 @@ private Q_SLOTS:
     QTest::addColumn<QString>("log");
     for (const char* view : {"performance", "code", "jobs"}) {
       QTest::newRow(qPrintable(QStringLiteral("hopper %1").arg(view)))
-          << "hopper_gemm/gemm_ws.cake" << view << (qstrcmp(view, "code") == 0 ? "lower done" : "cost done");
+          << "hopper_gemm/gemm_ws.cake" << view
+          << (qstrcmp(view, "code") == 0 ? "lower done" : "cost done");
       QTest::newRow(qPrintable(QStringLiteral("blackwell %1").arg(view)))
           << "blackwell_gemm/gemm_tcgen05.cake" << view << "cost done";
       QTest::newRow(qPrintable(QStringLiteral("refused %1").arg(view)))
@@ -107,15 +90,15 @@ private Q_SLOTS:
     QFETCH(QString, log);
     QTemporaryDir dir;
     QString out = dir.filePath("v.png"), output;
-    int code = run({"--screenshot", out, "--open", QStringLiteral(CAKE_CORPUS_DIR) + "/" + kernel, "--view", view,
-                    "--size", "1000x700"},
+    int code = run({"--screenshot", out, "--open", QStringLiteral(CAKE_CORPUS_DIR) + "/" + kernel,
+                    "--view", view, "--size", "1000x700"},
                    &output);
     QVERIFY2(code == 0, qPrintable(output));
     // The timing line names the jobs the picture waited for.
     QVERIFY2(output.contains(log), qPrintable(output));
     QImage img(out);
     QCOMPARE(img.size(), QSize(1000, 700));
-    QVERIFY2(colourCount(img) > 8, qPrintable(view + ": image looks blank"));
+    QVERIFY2(shot::colourCount(img, 7) > 8, qPrintable(view + ": image looks blank"));
   }
 
   void badArguments() {

@@ -56,6 +56,8 @@ private Q_SLOTS:
   void scaleDecades_data();
   void scaleDecades();
   void rampDarkens();
+  void errorText_data();
+  void errorText();
   void hit_data();
   void hit();
   void vectorStrip();
@@ -239,6 +241,25 @@ void TestHeatMap::rampDarkens() {
     QVERIFY2(l < previous, qPrintable(QStringLiteral("step %1: %2").arg(i).arg(l)));
     previous = l;
   }
+}
+
+void TestHeatMap::errorText_data() {
+  QTest::addColumn<double>("value");
+  QTest::addColumn<QString>("text");
+  QTest::newRow("three digits") << 0.0123456 << "0.0123";
+  QTest::newRow("rounded") << 1.9996 << "2";
+  QTest::newRow("large") << 123456.0 << "1.23e+05";
+  QTest::newRow("zero") << 0.0 << "0";
+  QTest::newRow("inf") << std::numeric_limits<double>::infinity() << "inf";
+  QTest::newRow("-inf") << -std::numeric_limits<double>::infinity() << "inf";
+  QTest::newRow("nan") << std::numeric_limits<double>::quiet_NaN() << "nan";
+}
+
+void TestHeatMap::errorText() {
+  // The hover text and the verdict's rows (RunData) say an error the same way.
+  QFETCH(double, value);
+  QFETCH(QString, text);
+  QCOMPARE(views::errorText(value), text);
 }
 
 void TestHeatMap::hit_data() {

@@ -10,14 +10,6 @@ namespace cake::views {
 
 namespace {
 
-QString number(double v) {
-  if (std::isinf(v))
-    return QStringLiteral("inf");
-  if (std::isnan(v))
-    return QStringLiteral("nan");
-  return QString::number(v, 'g', 3);
-}
-
 QString writerText(const interp::WrittenBy& w) {
   if (!w.known)
     return QStringLiteral("never written");
@@ -184,7 +176,7 @@ QString heatToolTip(const interp::OutputVerdict& o, const HeatMapGeometry& g, co
                  .arg(name)
                  .arg(h.row)
                  .arg(h.col)
-                 .arg(number(err), wrong ? QStringLiteral(" (wrong)") : QString());
+                 .arg(errorText(err), wrong ? QStringLiteral(" (wrong)") : QString());
   }
   lines << QStringLiteral("tile rows %1–%2, columns %3–%4: %5 of %6 wrong%7")
                .arg(t.row0)
@@ -196,7 +188,7 @@ QString heatToolTip(const interp::OutputVerdict& o, const HeatMapGeometry& g, co
                .arg(t.unwritten ? QStringLiteral(", %1 never written").arg(t.unwritten)
                                 : QString());
   lines << QStringLiteral("max abs error %1, max rel error %2")
-               .arg(number(t.maxAbsError), number(t.maxRelError));
+               .arg(errorText(t.maxAbsError), errorText(t.maxRelError));
   if (t.worst >= 0) {
     std::int64_t r = t.worst / std::max<std::int64_t>(1, g.map->cols);
     std::int64_t c = t.worst % std::max<std::int64_t>(1, g.map->cols);
@@ -210,6 +202,14 @@ QString heatToolTip(const interp::OutputVerdict& o, const HeatMapGeometry& g, co
     lines << QStringLiteral("exact");
   }
   return lines.join(QLatin1Char('\n'));
+}
+
+QString errorText(double v) {
+  if (std::isinf(v))
+    return QStringLiteral("inf");
+  if (std::isnan(v))
+    return QStringLiteral("nan");
+  return QString::number(v, 'g', 3);
 }
 
 } // namespace cake::views

@@ -4,30 +4,21 @@
 #include "cake/views/RunData.h"
 
 #include "cake/Driver/Manifest.h"
+#include "cake/views/HeatMap.h"
 
 #include <QFileInfo>
 #include <QStringList>
 
-#include <cmath>
-
 namespace cake::views {
 
 namespace {
-
-QString number(double v) {
-  if (std::isinf(v))
-    return QStringLiteral("inf");
-  if (std::isnan(v))
-    return QStringLiteral("nan");
-  return QString::number(v, 'g', 3);
-}
 
 QString outputSummary(const interp::OutputVerdict& o) {
   qint64 elements = 1;
   for (std::int64_t d : o.shape)
     elements *= d;
   return QStringLiteral("%1: max abs error %2, max rel error %3, %4 of %5 wrong")
-      .arg(QString::fromStdString(o.name), number(o.maxAbsError), number(o.maxRelError))
+      .arg(QString::fromStdString(o.name), errorText(o.maxAbsError), errorText(o.maxRelError))
       .arg(o.mismatches)
       .arg(elements);
 }

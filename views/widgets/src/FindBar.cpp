@@ -3,7 +3,6 @@
 #include "cake/widgets/FindBar.h"
 
 #include <QHBoxLayout>
-#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -14,17 +13,11 @@
 namespace cake::widgets {
 
 FindBar::FindBar(QPlainTextEdit* editor, QWidget* parent)
-    : QWidget(parent), m_editor(editor), m_field(new QLineEdit(this)), m_count(new QLabel(this)),
-      m_prev(new QToolButton(this)), m_next(new QToolButton(this)) {
-  setObjectName(QStringLiteral("findBar"));
-  auto* layout = new QHBoxLayout(this);
-  layout->setContentsMargins(4, 2, 4, 2);
-  auto* label = new QLabel(tr("Find:"), this);
-  label->setBuddy(m_field);
-  m_field->setObjectName(QStringLiteral("findField"));
+    : EditorBar(editor, QStringLiteral("findBar"), tr("Find:"), QStringLiteral("findField"),
+                parent),
+      m_count(new QLabel(this)), m_prev(new QToolButton(this)), m_next(new QToolButton(this)) {
   m_field->setPlaceholderText(tr("text in the kernel"));
   m_field->setClearButtonEnabled(true);
-  m_field->installEventFilter(this);
   m_prev->setObjectName(QStringLiteral("findPrevious"));
   m_prev->setArrowType(Qt::UpArrow);
   m_prev->setToolTip(tr("Previous match (Shift+Enter, Shift+F3)"));
@@ -33,47 +26,36 @@ FindBar::FindBar(QPlainTextEdit* editor, QWidget* parent)
   m_next->setToolTip(tr("Next match (Enter, F3)"));
   m_count->setObjectName(QStringLiteral("findCount"));
   m_count->setMinimumWidth(m_count->fontMetrics().horizontalAdvance(QStringLiteral("888 of 888")));
-  auto* close = new QToolButton(this);
-  close->setObjectName(QStringLiteral("findClose"));
-  close->setText(QStringLiteral("✕"));
-  close->setAutoRaise(true);
-  close->setToolTip(tr("Close (Esc)"));
-  layout->addWidget(label);
-  layout->addWidget(m_field, 1);
-  layout->addWidget(m_prev);
-  layout->addWidget(m_next);
-  layout->addWidget(m_count);
-  layout->addWidget(close);
+  rowLayout()->addWidget(m_prev);
+  rowLayout()->addWidget(m_next);
+  rowLayout()->addWidget(m_count);
+  addCloseButton(QStringLiteral("findClose"));
   connect(m_prev, &QToolButton::clicked, this, [this] { findPrevious(); });
   connect(m_next, &QToolButton::clicked, this, [this] { findNext(); });
-  connect(close, &QToolButton::clicked, this, [this] { this->close(); });
   // Incremental: each keystroke searches again from the start of the current match, so a
   // longer prefix keeps the match it extends instead of jumping to the next one.
   connect(m_field, &QLineEdit::textEdited, this, [this] {
-    QTextCursor c = m_editor->textCursor();
+    QTextCursor c = m_textEditor->textCursor();
     c.setPosition(c.selectionStart());
-    m_editor->setTextCursor(c);
+    m_textEditor->setTextCursor(c);
     if (!m_field->text().isEmpty())
       find(false);
     else
       recount();
   });
   // Edits change the number of matches while the bar is open.
-  connect(m_editor->document(), &QTextDocument::contentsChanged, this, [this] {
+  connect(m_textEditor->document(), &QTextDocument::contentsChanged, this, [this] {
     if (isVisible())
       recount();
   });
-  hide();
 }
 
 void FindBar::open() {
-  QString selected = m_editor->textCursor().selectedText();
+  QString selected = m_textEditor->textCursor().selectedText();
   // A multi-line selection reads U+2029 between its blocks: not a search for one line.
   if (!selected.isEmpty() && !selected.contains(QChar::ParagraphSeparator))
     m_field->setText(selected);
-  show();
-  m_field->setFocus(Qt::ShortcutFocusReason);
-  m_field->selectAll();
+  showAndFocus();
   recount();
 }
 
@@ -102,8 +84,8 @@ bool FindBar::find(bool backward) {
   QTextDocument::FindFlags flags;
   if (backward)
     flags |= QTextDocument::FindBackward;
-  QTextDocument* doc = m_editor->document();
-  QTextCursor from = m_editor->textCursor();
+  QTextDocument* doc = m_textEditor->document();
+  QTextCursor from = m_textEditor->textCursor();
   QTextCursor hit = doc->find(needle, from, flags);
   if (hit.isNull()) {
     // Wrap around at the end (or the start when searching backwards).
@@ -113,7 +95,7 @@ bool FindBar::find(bool backward) {
     hit = doc->find(needle, edge, flags);
   }
   if (!hit.isNull())
-    m_editor->setTextCursor(hit);
+    m_textEditor->setTextCursor(hit);
   recount();
   return !hit.isNull();
 }
@@ -123,8 +105,8 @@ void FindBar::recount() {
   m_current = 0;
   const QString needle = m_field->text();
   if (!needle.isEmpty()) {
-    QTextDocument* doc = m_editor->document();
-    const QTextCursor sel = m_editor->textCursor();
+    QTextDocument* doc = m_textEditor->document();
+    const QTextCursor sel = m_textEditor->textCursor();
     for (QTextCursor c = doc->find(needle, 0); !c.isNull(); c = doc->find(needle, c)) {
       ++m_matches;
       if (c.selectionStart() == sel.selectionStart() && c.selectionEnd() == sel.selectionEnd())
@@ -153,31 +135,8 @@ QString FindBar::countText() const {
   return m_matches == 1 ? tr("1 match") : tr("%1 matches").arg(m_matches);
 }
 
-void FindBar::close() {
-  hide();
-  m_editor->setFocus(Qt::OtherFocusReason);
-  Q_EMIT closed();
-}
-
-bool FindBar::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_field && event->type() == QEvent::KeyPress) {
-    auto* key = static_cast<QKeyEvent*>(event);
-    if (key->key() == Qt::Key_Escape) {
-      close();
-      return true;
-    }
-    if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
-      find(key->modifiers() & Qt::ShiftModifier);
-      return true;
-    }
-  }
-  // Esc also closes while the field is focused in a shortcut context (ShortcutOverride first).
-  if (watched == m_field && event->type() == QEvent::ShortcutOverride &&
-      static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
-    event->accept();
-    return true;
-  }
-  return QWidget::eventFilter(watched, event);
+void FindBar::enterPressed(Qt::KeyboardModifiers modifiers) {
+  find(modifiers & Qt::ShiftModifier);
 }
 
 } // namespace cake::widgets

@@ -8,6 +8,7 @@
 #include "cake/views/FindingsModel.h"
 #include "cake/views/SelectionModel.h"
 #include "cake/widgets/ElidedLabel.h"
+#include "cake/widgets/FlowLayout.h"
 
 #include <QAction>
 #include <QApplication>
@@ -28,7 +29,9 @@
 #include <QUrl>
 #include <QUrlQuery>
 #include <QVBoxLayout>
+
 #include <algorithm>
+#include <numeric>
 
 namespace cake::widgets {
 
@@ -37,17 +40,36 @@ using views::FindingsModel;
 
 namespace {
 const char* kSeverityNames[3] = {"Blocking", "Report", "Hint"};
+/// Below this width a tall panel puts the explanation under the list.
+constexpr int kStackedBelowWidth = 480;
+
+/// Column widths within `budget`: every column its `wanted` width when they fit; otherwise the
+/// narrowest keep theirs and the others share the rest equally (never below `floor`).
+QList<int> cappedWidths(const QList<int>& wanted, int budget, int floor) {
+  QList<int> order(wanted.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return wanted[a] < wanted[b]; });
+  QList<int> out = wanted;
+  int left = budget;
+  for (int i = 0; i < order.size(); ++i) {
+    const int share = left / int(order.size() - i);
+    out[order[i]] = std::max(floor, std::min(wanted[order[i]], share));
+    left -= out[order[i]];
+  }
+  return out;
+}
 } // namespace
 
 FindingsPanel::FindingsPanel(views::SelectionModel* selection, QWidget* parent)
     : QWidget(parent), m_selection(selection), m_model(new views::FindingsModel(this)),
       m_filter(new views::FindingsFilterModel(this)), m_family(new QComboBox(this)),
       m_text(new QLineEdit(this)), m_count(new ElidedLabel(this)), m_view(new QTreeView(this)),
-      m_detail(new QTextBrowser(this)) {
+      m_detail(new QTextBrowser(this)), m_split(new QSplitter(Qt::Horizontal, this)) {
   setObjectName(QStringLiteral("findingsPanel"));
   m_filter->setSourceModel(m_model);
 
-  auto* bar = new QHBoxLayout;
+  // The filters wrap onto a second row in a narrow dock instead of widening it.
+  auto* bar = new FlowLayout;
   bar->setContentsMargins(4, 2, 4, 2);
   for (int s = 0; s < 3; ++s) {
     m_severity[s] = new QCheckBox(tr(kSeverityNames[s]), this);
@@ -72,7 +94,7 @@ FindingsPanel::FindingsPanel(views::SelectionModel* selection, QWidget* parent)
   m_text->setClearButtonEnabled(true);
   m_text->setMinimumWidth(80);
   connect(m_text, &QLineEdit::textChanged, m_filter, &views::FindingsFilterModel::setText);
-  bar->addWidget(m_text, 1);
+  bar->addWidget(m_text); // expanding: it takes its row's spare width
   m_count->setObjectName(QStringLiteral("findingsCount"));
   bar->addWidget(m_count);
 
@@ -151,16 +173,15 @@ FindingsPanel::FindingsPanel(views::SelectionModel* selection, QWidget* parent)
                              q.queryItemValue(QStringLiteral("column")).toInt());
   });
 
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(m_view);
-  split->addWidget(m_detail);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  m_split->addWidget(m_view);
+  m_split->addWidget(m_detail);
+  m_split->setStretchFactor(0, 3);
+  m_split->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   layout->addLayout(bar);
-  layout->addWidget(split, 1);
+  layout->addWidget(m_split, 1);
 
   connect(m_filter, &views::FindingsFilterModel::filterChanged, this, [this] {
     updateCount();
@@ -180,6 +201,39 @@ bool FindingsPanel::eventFilter(QObject* watched, QEvent* event) {
     return true;
   }
   return QWidget::eventFilter(watched, event);
+}
+
+void FindingsPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitToWidth();
+}
+
+void FindingsPanel::fitToWidth() {
+  // Beside the editor the panel is tall and narrow: the list above its explanation (side by
+  // side each would be too narrow to read). At the bottom (wide and low) they stand side by side.
+  const Qt::Orientation want =
+      width() < kStackedBelowWidth && height() > width() ? Qt::Vertical : Qt::Horizontal;
+  if (m_split->orientation() != want) {
+    m_split->setOrientation(want);
+    const int extent = want == Qt::Vertical ? m_split->height() : m_split->width();
+    m_split->setSizes({extent * 3 / 5, extent - extent * 3 / 5});
+  }
+  // The columns before the message take at most two thirds of the list together: severity and
+  // line keep their contents' width, code and family share what is left (the narrower keeps its
+  // width when it fits, never below 48 px) and their text elides, as the message does.
+  if (m_contentWidths.size() != FindingsModel::MessageColumn)
+    return;
+  int budget = m_view->viewport()->width() * 2 / 3 -
+               m_contentWidths[FindingsModel::SeverityColumn] -
+               m_contentWidths[FindingsModel::LocationColumn];
+  const QList<int> shared = cappedWidths(
+      {m_contentWidths[FindingsModel::CodeColumn], m_contentWidths[FindingsModel::FamilyColumn]},
+      std::max(0, budget), 48);
+  QList<int> widths = m_contentWidths;
+  widths[FindingsModel::CodeColumn] = shared[0];
+  widths[FindingsModel::FamilyColumn] = shared[1];
+  for (int c = 0; c < widths.size(); ++c)
+    m_view->setColumnWidth(c, widths[c]);
 }
 
 void FindingsPanel::setCompiler(std::shared_ptr<const driver::Compiler> compiler) {
@@ -222,8 +276,12 @@ void FindingsPanel::refresh() {
       m_view->expand(top);
   }
   // Sized after expanding: a consequence's severity sits one indentation level deeper.
-  for (int c = 0; c < FindingsModel::MessageColumn; ++c)
+  m_contentWidths.clear();
+  for (int c = 0; c < FindingsModel::MessageColumn; ++c) {
     m_view->resizeColumnToContents(c);
+    m_contentWidths << m_view->columnWidth(c);
+  }
+  fitToWidth();
   m_detail->clear();
   updateCount();
 }

@@ -5,7 +5,6 @@
 #include "cake/widgets/CodeEditor.h"
 
 #include <QHBoxLayout>
-#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QRegularExpression>
@@ -13,28 +12,18 @@
 namespace cake::widgets {
 
 GoToLineBar::GoToLineBar(CodeEditor* editor, QWidget* parent)
-    : QWidget(parent), m_editor(editor), m_field(new QLineEdit(this)), m_hint(new QLabel(this)) {
-  setObjectName(QStringLiteral("goToLineBar"));
-  auto* layout = new QHBoxLayout(this);
-  layout->setContentsMargins(4, 2, 4, 2);
-  auto* label = new QLabel(tr("Go to line:"), this);
-  label->setBuddy(m_field);
-  m_field->setObjectName(QStringLiteral("goToLineField"));
+    : EditorBar(editor, QStringLiteral("goToLineBar"), tr("Go to line:"),
+                QStringLiteral("goToLineField"), parent),
+      m_editor(editor), m_hint(new QLabel(this)) {
   m_field->setPlaceholderText(tr("line[:column]"));
-  m_field->installEventFilter(this);
   m_hint->setObjectName(QStringLiteral("goToLineHint"));
-  layout->addWidget(label);
-  layout->addWidget(m_field, 1);
-  layout->addWidget(m_hint);
-  hide();
+  rowLayout()->addWidget(m_hint);
 }
 
 void GoToLineBar::open() {
   m_field->setText(QString::number(m_editor->cursorLine()));
   m_hint->setText(tr("1–%1").arg(m_editor->document()->blockCount()));
-  show();
-  m_field->setFocus(Qt::ShortcutFocusReason);
-  m_field->selectAll();
+  showAndFocus();
 }
 
 bool GoToLineBar::parse(const QString& text, int lines, int* line, int* column) {
@@ -65,30 +54,8 @@ bool GoToLineBar::accept() {
   return true;
 }
 
-void GoToLineBar::close() {
-  hide();
-  m_editor->setFocus(Qt::OtherFocusReason);
-  Q_EMIT closed();
-}
-
-bool GoToLineBar::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_field && event->type() == QEvent::KeyPress) {
-    auto* key = static_cast<QKeyEvent*>(event);
-    if (key->key() == Qt::Key_Escape) {
-      close();
-      return true;
-    }
-    if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
-      accept();
-      return true;
-    }
-  }
-  if (watched == m_field && event->type() == QEvent::ShortcutOverride &&
-      static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
-    event->accept();
-    return true;
-  }
-  return QWidget::eventFilter(watched, event);
+void GoToLineBar::enterPressed(Qt::KeyboardModifiers) {
+  accept();
 }
 
 } // namespace cake::widgets

@@ -67,4 +67,8 @@ struct HeatMapGeometry {
 QString heatToolTip(const interp::OutputVerdict& output, const HeatMapGeometry& geometry,
                     const HeatHit& hit);
 
+/// An error in three significant digits, "inf" and "nan" spelled so (the hover text and the
+/// run verdict's rows say errors the same way).
+QString errorText(double v);
+
 } // namespace cake::views

@@ -4,16 +4,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QWidget>
+#include "cake/widgets/EditorBar.h"
 
 class QLabel;
-class QLineEdit;
 class QPlainTextEdit;
 class QToolButton;
 
 namespace cake::widgets {
 
-class FindBar : public QWidget {
+class FindBar : public EditorBar {
   Q_OBJECT
 public:
   /// Searches `editor` (not owned; it must outlive the bar). Hidden until open().
@@ -34,23 +33,16 @@ public:
   int currentMatch() const { return m_current; }
   /// "3 of 12", "12 matches", "no match" or "" (empty field).
   QString countText() const;
-  QLineEdit* field() const { return m_field; }
-
-Q_SIGNALS:
-  /// The bar closed (Esc, the close button): the editor has the focus again.
-  void closed();
 
 protected:
-  bool eventFilter(QObject* watched, QEvent* event) override;
+  /// Enter steps to the next match, Shift+Enter to the previous one.
+  void enterPressed(Qt::KeyboardModifiers modifiers) override;
 
 private:
   bool find(bool backward);
   /// Counts the matches and the index of the one the editor's selection is on.
   void recount();
-  void close();
 
-  QPlainTextEdit* m_editor;
-  QLineEdit* m_field;
   QLabel* m_count;
   QToolButton* m_prev;
   QToolButton* m_next;

@@ -20,6 +20,7 @@ class QLineEdit;
 class QTextBrowser;
 class QTreeView;
 class QModelIndex;
+class QSplitter;
 
 namespace cake::views {
 class FindingsModel;
@@ -71,6 +72,8 @@ public:
 
 protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  /// A narrow panel (a dock beside the editor) puts the explanation below the list.
+  void resizeEvent(QResizeEvent* event) override;
 
 Q_SIGNALS:
   /// Enter or double click on a finding (its diagnostic index).
@@ -82,6 +85,9 @@ Q_SIGNALS:
   void applyFixRequested(int finding);
 
 private:
+  /// Columns at their contents' width, capped in a narrow view so the message stays readable
+  /// (the cut text elides); the explanation beside the list, or below it in a tall, narrow panel.
+  void fitToWidth();
   void onCurrentChanged(const QModelIndex& current);
   void onActivated(const QModelIndex& index);
   void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
@@ -103,8 +109,10 @@ private:
   QLabel* m_count;
   QTreeView* m_view;
   QTextBrowser* m_detail;
-  QString m_wantedFamily;   ///< restored family filter, applied when that family appears
-  bool m_following = false; ///< the current row follows the shared selection
+  QSplitter* m_split;
+  QList<int> m_contentWidths; ///< widths of the columns before the message, fitted to contents
+  QString m_wantedFamily;     ///< restored family filter, applied when that family appears
+  bool m_following = false;   ///< the current row follows the shared selection
 };
 
 } // namespace cake::widgets

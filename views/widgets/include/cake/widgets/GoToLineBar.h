@@ -4,16 +4,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QWidget>
+#include "cake/widgets/EditorBar.h"
 
 class QLabel;
-class QLineEdit;
 
 namespace cake::widgets {
 
 class CodeEditor;
 
-class GoToLineBar : public QWidget {
+class GoToLineBar : public EditorBar {
   Q_OBJECT
 public:
   /// Moves `editor` (not owned; it must outlive the bar). Hidden until open().
@@ -27,20 +26,13 @@ public:
   /// Goes to the field's position and closes; false (the bar stays open and says why) when
   /// the text is not a position in the document.
   bool accept();
-  QLineEdit* field() const { return m_field; }
-
-Q_SIGNALS:
-  /// The bar closed (after a jump or Esc): the editor has the focus again.
-  void closed();
 
 protected:
-  bool eventFilter(QObject* watched, QEvent* event) override;
+  /// Enter goes to the field's position (accept()).
+  void enterPressed(Qt::KeyboardModifiers modifiers) override;
 
 private:
-  void close();
-
   CodeEditor* m_editor;
-  QLineEdit* m_field;
   QLabel* m_hint;
 };
 
