@@ -193,6 +193,7 @@ std::string_view toString(CpuSemantics kind) {
 
 const std::set<std::string, std::less<>>& builtinCpuSemantics() {
   // Kept equal to MachineOps.cpp's dispatch: execute() refuses a name missing here.
+  // clang-format off
   static const std::set<std::string, std::less<>> names = {
       "bar.arrive", "bar.sync", "bulk.commit_group", "bulk.wait_group", "cast", "cp.async",
       "cp.async.commit", "cp.async.wait", "cta.sync", "epilogue.store", "ew.binary", "ew.fill",
@@ -204,6 +205,7 @@ const std::set<std::string, std::less<>>& builtinCpuSemantics() {
       "tcgen05.fence_after", "tcgen05.fence_before", "tcgen05.ld", "tcgen05.mma",
       "tcgen05.relinquish", "tcgen05.st", "tcgen05.wait_ld", "tcgen05.wait_st", "tma.load",
       "tma.store", "wgmma.commit", "wgmma.fence", "wgmma.mma", "wgmma.wait"};
+  // clang-format on
   return names;
 }
 
@@ -234,7 +236,8 @@ CpuSemanticsInfo describe(const reg::Primitive& prim, int depth) {
     info.text = "expansion: " + steps;
     return info;
   }
-  if (builtinCpuSemantics().count(prim.name) && prim.lowering.strategy != reg::LoweringStrategy::Expansion) {
+  if (builtinCpuSemantics().count(prim.name) &&
+      prim.lowering.strategy != reg::LoweringStrategy::Expansion) {
     info.kind = CpuSemantics::Builtin;
     info.text = "builtin";
     return info;

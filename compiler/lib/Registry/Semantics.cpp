@@ -48,8 +48,10 @@ public:
       return unknownName(nameBegin, dst, "destination");
     if (d->kind != OperandKind::Buffer || !isWriting(d->access))
       return error(nameBegin, m_pos,
-                   "the destination '" + dst + "' must be a buffer operand the primitive writes "
-                   "(its access is " + std::string(toString(d->access)) + ")");
+                   "the destination '" + dst +
+                       "' must be a buffer operand the primitive writes "
+                       "(its access is " +
+                       std::string(toString(d->access)) + ")");
     def.dst = static_cast<std::size_t>(d - m_prim.operands.data());
     skip();
     if (!eat('='))
@@ -107,10 +109,10 @@ private:
   }
   std::string identifier() {
     std::size_t b = m_pos;
-    if (m_pos < m_text.size() && (std::isalpha(static_cast<unsigned char>(m_text[m_pos])) ||
-                                  m_text[m_pos] == '_'))
-      while (m_pos < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) ||
-                                       m_text[m_pos] == '_'))
+    if (m_pos < m_text.size() &&
+        (std::isalpha(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
+      while (m_pos < m_text.size() &&
+             (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
         ++m_pos;
     return std::string(m_text.substr(b, m_pos - b));
   }
@@ -198,8 +200,9 @@ private:
     }
     std::string name = identifier();
     if (name.empty())
-      return error(b, b + 1, "unexpected '" + std::string(1, c) +
-                                 "' (expected an operand, a number, a call or '(')");
+      return error(b, b + 1,
+                   "unexpected '" + std::string(1, c) +
+                       "' (expected an operand, a number, a call or '(')");
     skip();
     if (m_pos < m_text.size() && m_text[m_pos] == '(') {
       ++m_pos;
@@ -232,8 +235,7 @@ private:
       if (e.args.size() != f->second)
         return error(b, b + name.size(),
                      "'" + name + "' takes " + std::to_string(f->second) + " argument" +
-                         (f->second == 1 ? "" : "s") + ", found " +
-                         std::to_string(e.args.size()));
+                         (f->second == 1 ? "" : "s") + ", found " + std::to_string(e.args.size()));
       return e;
     }
     SemExpr e;
@@ -314,10 +316,10 @@ void print(const SemExpr& e, const Primitive& prim, std::string& out, bool top =
 
 const std::vector<std::pair<std::string_view, std::size_t>>& semanticFunctions() {
   static const std::vector<std::pair<std::string_view, std::size_t>> fns = {
-      {"exp", 1},  {"exp2", 1},  {"log", 1},     {"log2", 1},    {"sqrt", 1}, {"rsqrt", 1},
-      {"rcp", 1},  {"tanh", 1},  {"sigmoid", 1}, {"erf", 1},     {"abs", 1},  {"neg", 1},
-      {"relu", 1}, {"silu", 1},  {"gelu", 1},    {"gelu_tanh", 1}, {"max", 2}, {"min", 2},
-      {"fma", 3}};
+      {"exp", 1},       {"exp2", 1}, {"log", 1},  {"log2", 1},    {"sqrt", 1},
+      {"rsqrt", 1},     {"rcp", 1},  {"tanh", 1}, {"sigmoid", 1}, {"erf", 1},
+      {"abs", 1},       {"neg", 1},  {"relu", 1}, {"silu", 1},    {"gelu", 1},
+      {"gelu_tanh", 1}, {"max", 2},  {"min", 2},  {"fma", 3}};
   return fns;
 }
 

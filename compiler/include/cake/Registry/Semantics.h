@@ -1,6 +1,6 @@
 // The semantic form of a template primitive ("semantics" in its file): an elementwise expression
-// the CPU interpreter evaluates per element, parsed and checked at registry load (docs/primitives.md,
-// "CPU semantics"). A fixed grammar and function set: nothing in a data file is executed as code.
+// the CPU interpreter evaluates per element, checked at registry load (docs/primitives.md, "CPU
+// semantics"). A fixed grammar and function set: nothing in a data file is executed as code.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
@@ -28,19 +28,19 @@ struct Primitive;
 struct SemExpr {
   enum class Kind : std::uint8_t { Number, Operand, Attribute, Call, Binary };
   Kind kind = Kind::Number;
-  double number = 0.0;    ///< Number
-  std::size_t index = 0;  ///< Operand / Attribute: index into the primitive's operands / attributes
-  std::string fn;         ///< Call: the function; Binary: "+", "-", "*" or "/"
+  double number = 0.0;   ///< Number
+  std::size_t index = 0; ///< Operand / Attribute: index into the primitive's operands / attributes
+  std::string fn;        ///< Call: the function; Binary: "+", "-", "*" or "/"
   std::vector<SemExpr> args;
   SourceRange range;
 };
 
 /// A validated "semantics" section: `dst = EXPR` applied to every element.
 struct SemanticsDef {
-  std::size_t dst = 0;                ///< the written buffer operand
+  std::size_t dst = 0; ///< the written buffer operand
   SemExpr expr;
-  std::vector<std::size_t> reads;     ///< buffer operands the expression reads, in first-use order
-  std::string text;                   ///< the "elementwise" string, as written
+  std::vector<std::size_t> reads; ///< buffer operands the expression reads, in first-use order
+  std::string text;               ///< the "elementwise" string, as written
   /// Every operation's result is rounded to this type ("dtype"; default f32); the store then
   /// rounds to the destination's type as every write does.
   ir::DType dtype = ir::DType::F32;
