@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "CliPrimitives.h"
 
+#include "cake/Interp/Semantics.h"
+#include "cake/Registry/Semantics.h"
 #include "cake/Support/Json.h"
 #include "cake/Support/StringUtil.h"
 
@@ -298,6 +300,14 @@ void writeJson(json::Writer& w, const reg::Primitive& p) {
   // The strategy as one word (what a reviewer asks first: does it need C++?), the details apart.
   w.key("lowering").value(reg::toString(p.lowering.strategy));
   writeLoweringDetail(w, p);
+  interp::CpuSemanticsInfo cpu = interp::cpuSemantics(p);
+  w.key("cpu_semantics").value(interp::toString(cpu.kind));
+  if (p.semantics) {
+    w.key("semantics").beginObject();
+    w.key("elementwise").value(p.semantics->text);
+    w.key("dtype").value(ir::toString(p.semantics->dtype));
+    w.endObject();
+  }
   w.key("path").value(p.path);
   w.endObject();
 }
@@ -335,6 +345,7 @@ void printText(const reg::Primitive& p, bool detail) {
   std::printf("  cost    %s per %s%s\n", p.cost.cls.c_str(), p.cost.unit.c_str(),
               p.cost.work ? (", work " + reg::print(*p.cost.work)).c_str() : "");
   std::printf("  lower   %s\n", loweringText(p).c_str());
+  std::printf("  cpu     %s\n", interp::cpuSemantics(p).text.c_str());
   std::printf("  file    %s\n", p.path.c_str());
 }
 

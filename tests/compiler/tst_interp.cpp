@@ -1,10 +1,12 @@
 // The CPU run's foundations: dtype rounding (ties to even, subnormals, saturation, NaN), the
 // reference operators against hand-computed cases, the swizzle permutation, workload contract
 // validation with located findings, and the interpreter on small kernels (a correct one and a
-// numerically wrong one named by its line).
+// numerically wrong one named by its line), and primitives whose CPU semantics come from data
+// (a template's semantic form, an expansion's steps).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "TestUtil.h"
 #include "cake/Interp/Run.h"
+#include "cake/Interp/Semantics.h"
 #include "cake/Interp/Swizzle.h"
 #include "cake/Reference/Evaluate.h"
 #include "cake/Reference/Operators.h"
@@ -44,6 +46,9 @@ private slots:
   void hostReference_data();
   void hostReference();
   void hostReferenceRefuses();
+  void dataSemantics_data();
+  void dataSemantics();
+  void builtinNamesExist();
 };
 
 void TstInterp::rounding_data() {
@@ -526,6 +531,132 @@ void TstInterp::hostReferenceRefuses() {
   QVERIFY2(e.has_value(), error.c_str());
   QVERIFY(e->outputs.empty());
   QVERIFY2(e->skipped.find("GiB") != std::string::npos, e->skipped.c_str());
+}
+
+/// A template primitive over one register fragment with the given "semantics" section (empty:
+/// none).
+std::string formPrimitive(const std::string& name, const std::string& semantics) {
+  return R"j({"name": ")j" + name + R"j(", "category": "elementwise", "summary": "s",
+  "targets": ["sm_80"], "issue": "thread",
+  "operands": [{"name": "dst", "kind": "buffer", "spaces": ["reg"], "access": "write", "doc": "d"},
+               {"name": "src", "kind": "buffer", "spaces": ["reg"], "access": "read", "doc": "s"}],
+  "attributes": [{"name": "k", "type": "float", "default": 1.0, "doc": "a factor"}],
+  "effects": [{"kind": "read", "operand": "src"}, {"kind": "write", "operand": "dst"}],
+  "hardware": {"ptx": "mov.b32", "min_ptx": "1.0", "requires": [], "note": "n"},
+  "cost": {"class": "alu", "unit": "instr", "work": "elems(dst)"},)j" +
+         (semantics.empty() ? "" : "\n  \"semantics\": " + semantics + ",") +
+         R"j(
+  "lowering": {"strategy": "template", "per": "element", "ptx": ["mov.b32 {dst.elem}, {src.elem};"]}})j";
+}
+
+/// An expansion applying `first` then `second` (in place) to a fragment.
+std::string expansionPrimitive(const std::string& name, const std::string& first,
+                               const std::string& second) {
+  return R"j({"name": ")j" + name + R"j(", "category": "elementwise", "summary": "s",
+  "targets": ["sm_80"], "issue": "thread",
+  "operands": [{"name": "dst", "kind": "buffer", "spaces": ["reg"], "access": "write", "doc": "d"},
+               {"name": "src", "kind": "buffer", "spaces": ["reg"], "access": "read", "doc": "s"}],
+  "effects": [{"kind": "read", "operand": "src"}, {"kind": "write", "operand": "dst"}],
+  "hardware": {"ptx": "mov.b32", "min_ptx": "1.0", "requires": [], "note": "n"},
+  "cost": {"class": "alu", "unit": "instr", "work": "elems(dst)"},
+  "lowering": {"strategy": "expansion", "steps": [
+    {"primitive": ")j" + first + R"j(", "operands": ["dst", "src"]},
+    {"primitive": ")j" + second + R"j(", "operands": ["dst", "dst"]}]}})j";
+}
+
+} // namespace
+
+void TstInterp::dataSemantics_data() {
+  QTest::addColumn<QString>("semantics"); ///< frag.f's section ("" : none)
+  QTest::addColumn<QString>("op");        ///< the primitive applied to the accumulator
+  QTest::addColumn<QString>("attrs");     ///< its attributes as written
+  QTest::addColumn<bool>("correct");
+  QTest::addColumn<QString>("codes");
+  QTest::addColumn<QString>("kind"); ///< interp::cpuSemantics of `op`
+  const QString id = R"j({"elementwise": "dst = src * k"})j";
+  QTest::newRow("form: identity") << id << "frag.f" << "" << true << "" << "semantic form";
+  QTest::newRow("form: attribute scales") << id << "frag.f" << " k=2.0" << false
+                                          << "dc-wrong-result" << "semantic form";
+  QTest::newRow("form: abs loses the sign")
+      << R"j({"elementwise": "dst = abs(src)"})j" << "frag.f" << "" << false << "dc-wrong-result"
+      << "semantic form";
+  QTest::newRow("form: fma and max, f64")
+      << R"j({"elementwise": "dst = max(fma(src, k, 0), -1e30) / 1", "dtype": "f64"})j"
+      << "frag.f" << "" << true << "" << "semantic form";
+  QTest::newRow("form: f16 rounding overflows")
+      << R"j({"elementwise": "dst = src * 1e5 / 1e5", "dtype": "f16"})j" << "frag.f" << "" << false
+      << "dc-wrong-result" << "semantic form";
+  QTest::newRow("expansion: two negations")
+      << R"j({"elementwise": "dst = -src"})j" << "frag.twice" << "" << true << "" << "expansion";
+  QTest::newRow("expansion: negation once, then identity")
+      << R"j({"elementwise": "dst = -src"})j" << "frag.once" << "" << false << "dc-wrong-result"
+      << "expansion";
+  QTest::newRow("expansion: nested") << R"j({"elementwise": "dst = -src"})j" << "frag.nested" << ""
+                                     << true << "" << "expansion";
+  QTest::newRow("expansion: step without semantics")
+      << "" << "frag.twice" << "" << false << "hw-no-cpu-semantics" << "none";
+  QTest::newRow("template without semantics")
+      << "" << "frag.f" << "" << false << "hw-no-cpu-semantics" << "none";
+}
+
+void TstInterp::dataSemantics() {
+  QFETCH(QString, semantics);
+  QFETCH(QString, op);
+  QFETCH(QString, attrs);
+  QFETCH(bool, correct);
+  QFETCH(QString, codes);
+  QFETCH(QString, kind);
+  DataOverlay overlay;
+  auto add = [&](const std::string& name, const std::string& content) {
+    overlay.primitives.push_back({"elementwise/" + name + ".json", name + ".json", content});
+  };
+  add("frag.f", formPrimitive("frag.f", semantics.toStdString()));
+  add("frag.id", formPrimitive("frag.id", R"j({"elementwise": "dst = src"})j"));
+  add("frag.twice", expansionPrimitive("frag.twice", "frag.f", "frag.f"));
+  add("frag.once", expansionPrimitive("frag.once", "frag.f", "frag.id"));
+  add("frag.nested", expansionPrimitive("frag.nested", "frag.twice", "frag.id"));
+  auto compiler = driver::Compiler::load(
+      {std::string(CAKE_SOURCE_DIR) + "/compiler/primitives",
+       std::string(CAKE_SOURCE_DIR) + "/compiler/targets",
+       std::string(CAKE_SOURCE_DIR) + "/compiler/rules"},
+      overlay);
+  QVERIFY2(compiler->ok(), qPrintable(test::messages(compiler->loadDiagnostics())));
+  const reg::Primitive* prim = compiler->registry().find(op.toStdString());
+  QVERIFY(prim);
+  QCOMPARE(QString::fromStdString(std::string(interp::toString(interp::cpuSemantics(*prim).kind))),
+           kind);
+  // The accumulator passes through the data primitive before the store (line 22).
+  std::string text = kGemm;
+  std::string store = "      epilogue.store";
+  text.replace(text.find(store), 0, "      " + op.toStdString() + " c_f, c_f" + attrs.toStdString() + "\n");
+  QTemporaryDir dir;
+  std::string contract = writeTemp(dir, "g.json", kGemmContract);
+  interp::RunResult r = interp::runOnCpu(*compiler, "g.cake", text, contract);
+  QStringList got;
+  for (const Diagnostic& d : r.findings)
+    got << QString::fromStdString(d.code);
+  QVERIFY2(got.join(",") == codes, qPrintable(test::messages(r.findings)));
+  QCOMPARE(r.correct, correct);
+  if (codes == QLatin1String("hw-no-cpu-semantics")) {
+    // At the operation's line; inside an expansion the finding names the step.
+    QCOMPARE(int(r.findings[0].range.valid()), 1);
+    std::string msg = r.findings[0].message;
+    QVERIFY2(msg.find("'frag.f' has no CPU semantics") != std::string::npos, msg.c_str());
+    if (op == QLatin1String("frag.twice"))
+      QVERIFY2(msg.find("step 1 'frag.f' of the expansion of 'frag.twice'") != std::string::npos,
+               msg.c_str());
+  } else if (!correct) {
+    QCOMPARE(int(r.outputs[0].firstMismatch->writtenBy.line), 22);
+  }
+}
+
+void TstInterp::builtinNamesExist() {
+  // The C++ list names shipped primitives only (a typo would silently refuse a primitive).
+  for (const std::string& name : interp::builtinCpuSemantics()) {
+    const reg::Primitive* p = test::compiler().registry().find(name);
+    QVERIFY2(p, name.c_str());
+    QVERIFY2(interp::cpuSemantics(*p).kind == interp::CpuSemantics::Builtin, name.c_str());
+  }
 }
 
 QTEST_GUILESS_MAIN(TstInterp)

@@ -185,6 +185,11 @@ QString renderPrimitive(const QJsonObject& o) {
   for (auto it = cost.begin(); it != cost.end(); ++it)
     h += row(QStringLiteral("cost.") + it.key(), compact(it.value()));
   h += "</table>";
+  // The semantic form the CPU interpreter runs (an expansion runs its steps instead).
+  QJsonObject sem = o.value("semantics").toObject();
+  if (!sem.isEmpty())
+    h += "<h4>CPU semantics</h4><p><code>" + escape(sem.value("elementwise").toString()) +
+         "</code> (" + escape(sem.value("dtype").toString(QStringLiteral("f32"))) + ")</p>";
   return h;
 }
 
@@ -265,6 +270,9 @@ void readReport(ProposalDetail& d, const std::string& report, const QMap<QString
         d.deltas << ProposalDeltaRow{QString::fromLatin1(group), v.toString(),
                                      cases.value(v.toString())};
     }
+  for (const QJsonValue& v : o.value("cpu_semantics").toArray())
+    d.cpuSemantics << v.toObject().value("primitive").toString() + QStringLiteral(": ") +
+                          v.toObject().value("text").toString();
   d.mismatchedBefore = gate.value("mismatched_before").toInt();
   d.mismatchedAfter = gate.value("mismatched_after").toInt();
 }

@@ -71,8 +71,18 @@ Machine::Machine(const ir::Module& module, const sema::KernelModel& model, Diagn
 }
 
 void Machine::fail(DiagId id, const ir::Stmt& at, std::string message) {
-  if (!failed)
-    diags.report(id, module.sourceMap.range(at.id), std::move(message));
+  if (!failed) {
+    // Inside an expansion: name the step (and the outer operations) besides the line.
+    for (auto it = m_expanding.rbegin(); it != m_expanding.rend(); ++it)
+      message += " (step " + std::to_string(it->second + 1) + " '" +
+                 it->first->primitive->lowering.steps[it->second].primitive +
+                 "' of the expansion of '" + it->first->primitive->name + "')";
+    Diagnostic* d = diags.report(id, module.sourceMap.range(at.id), std::move(message));
+    for (auto it = m_expanding.rbegin(); it != m_expanding.rend(); ++it)
+      addNote(d, it->first->primitive->lowering.steps[it->second].range,
+              "step " + std::to_string(it->second + 1) + " of '" + it->first->primitive->name +
+                  "'");
+  }
   failed = true;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -70,6 +71,15 @@ struct RoleProc {
   std::vector<std::vector<std::size_t>> cpGroups, wgGroups, bulkGroups;
   std::vector<std::size_t> cpOpen, wgOpen, bulkOpen;
   std::vector<std::size_t> tcIssued; ///< tcgen05.mma operations a later commit tracks
+  /// Expansions in progress: the next step of each (a step that waits resumes there).
+  std::map<const ir::Stmt*, std::size_t> expansionPos;
+};
+
+/// One step of an expansion as an operation of its own: the step's primitive over the outer
+/// operation's operands (same source node, so findings and writers name the outer line).
+struct ExpandedStep {
+  ir::Stmt stmt;
+  sema::OpInfo op;
 };
 
 /// An asynchronous operation issued and not yet complete.
@@ -86,6 +96,11 @@ struct MbarrierState {
   std::int64_t phase = 0, pending = 0, tx = 0;
   bool initialised = false;
 };
+
+class Machine;
+/// Who executes one instance of `op`: the finest register scope among the written operands
+/// and the finest instance variable the subscripts name (MachineOps.cpp).
+Grain opGrain(const Machine& m, const sema::OpInfo& op);
 
 /// Runs one kernel over its grid for one interleaving.
 class Machine {
@@ -154,10 +169,18 @@ private:
   /// Executes one operation; false when it must wait.
   bool execute(RoleProc& p, const sema::OpInfo& op);
   bool executeSync(RoleProc& p, const sema::OpInfo& op, const std::string& name);
+  /// Semantics from registry data (MachineData.cpp): a template primitive's semantic form,
+  /// an expansion's steps one after the other.
+  bool executeSemanticForm(RoleProc& p, const sema::OpInfo& op);
+  bool executeExpansion(RoleProc& p, const sema::OpInfo& op);
+  const sema::OpInfo* expansionStep(const sema::OpInfo& op, std::size_t step);
   std::vector<float>& regStorage(std::size_t role, std::size_t buffer);
   std::int64_t physicalSmem(const sema::BufferInfo& b, std::int64_t stage, std::int64_t linear,
                             const std::string& swizzle) const;
 
+  std::map<std::pair<const ir::Stmt*, std::size_t>, std::unique_ptr<ExpandedStep>> m_expanded;
+  /// The expansions being executed (outer operation, step), innermost last: named in findings.
+  std::vector<std::pair<const sema::OpInfo*, std::size_t>> m_expanding;
   std::map<const ir::Stmt*, std::size_t> m_opIndex;
   std::map<const ir::Stmt*, std::size_t> m_loopIndex;
   std::map<std::string, std::int64_t, std::less<>> m_consts;

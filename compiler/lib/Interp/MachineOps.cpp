@@ -5,6 +5,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Machine.h"
 
+#include "cake/Interp/Semantics.h"
 #include "cake/Reference/Rounding.h"
 
 #include <algorithm>
@@ -106,9 +107,10 @@ void namesGrain(const ir::Expr& e, Grain& g) {
       namesGrain(*c, g);
 }
 
-/// Who executes one instance: the finest register scope among the written operands and the
-/// finest instance variable the subscripts name. A read operand of a finer scope is read from
-/// the first thread of the instance (such operands are uniform scalars: a scale, an epsilon).
+} // namespace
+
+/// A read operand of a finer scope than the op's grain is read from the first thread of the
+/// instance (such operands are uniform scalars: a scale, an epsilon).
 Grain opGrain(const Machine& m, const sema::OpInfo& op) {
   Grain g = Grain::Role;
   for (std::size_t i = 0; i < op.operands.size() && i < op.stmt->operands.size(); ++i) {
@@ -130,6 +132,8 @@ Grain opGrain(const Machine& m, const sema::OpInfo& op) {
   }
   return g;
 }
+
+namespace {
 
 /// One operand of one instance: its view and the register instance it addresses.
 struct Arg {
@@ -153,6 +157,15 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
          "'" + name +
              "' has no CPU semantics: it reaches other CTAs of the cluster, and the "
              "CPU interpreter runs CTAs one at a time");
+    return false;
+  }
+  // Data-defined primitives run from their registry definition; a C++ name must be listed
+  // (the list `cake primitives` and the proposal review show).
+  if (!op.primitive->semantics &&
+      op.primitive->lowering.strategy != reg::LoweringStrategy::Expansion &&
+      !builtinCpuSemantics().count(name)) {
+    fail(DiagId::HwNoCpuSemantics, *op.stmt,
+         "'" + name + "' has no CPU semantics (no C++ semantics, semantic form or expansion)");
     return false;
   }
   if (name == "mbarrier.init" || name == "mbarrier.try_wait" || name == "mbarrier.arrive" ||
@@ -557,6 +570,11 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
       p.wgOpen.push_back(id);
     return true;
   }
+  // Primitives defined in data: a semantic form, or an expansion's steps.
+  if (op.primitive->semantics)
+    return executeSemanticForm(p, op);
+  if (op.primitive->lowering.strategy == reg::LoweringStrategy::Expansion)
+    return executeExpansion(p, op);
   return noSemantics("");
 }
 

@@ -4,6 +4,7 @@
 #include "cake/Proposal/Proposal.h"
 
 #include "cake/Driver/Output.h"
+#include "cake/Interp/Semantics.h"
 #include "cake/Lower/Lowering.h"
 #include "cake/LowerLLVM/LlvmBackend.h"
 #include "cake/Support/Json.h"
@@ -80,6 +81,20 @@ Evaluation evaluateProposal(const Proposal& proposal, const driver::DataPaths& p
     ev.verdict = "invalid";
     return ev;
   }
+  // Whether the proposed primitives run on the CPU (their semantics come from the data).
+  for (const DefinitionFile& f : proposal.files) {
+    if (f.kind != Kind::Primitive)
+      continue;
+    DiagnosticEngine quiet;
+    auto doc = json::parse(f.content, 0, quiet);
+    const json::Value* name = doc ? doc->get("name") : nullptr;
+    const reg::Primitive* prim =
+        name && name->isString() ? with->registry().find(name->string) : nullptr;
+    if (!prim)
+      continue;
+    interp::CpuSemanticsInfo cpu = interp::cpuSemantics(*prim);
+    ev.cpuSemantics.push_back({prim->name, std::string(interp::toString(cpu.kind)), cpu.text});
+  }
   bool examplesOk = true;
   for (const Example& e : proposal.examples) {
     ExampleResult res;
@@ -146,6 +161,17 @@ std::string toJson(const Evaluation& ev) {
     w.key("mismatched_after").value(static_cast<std::uint64_t>(ev.mismatchedAfter));
     w.endObject();
   }
+  w.key("cpu_semantics").beginArray();
+  for (const Evaluation::CpuRow& c : ev.cpuSemantics)
+    w.beginObject()
+        .key("primitive")
+        .value(c.primitive)
+        .key("kind")
+        .value(c.kind)
+        .key("text")
+        .value(c.text)
+        .endObject();
+  w.endArray();
   w.key("verdict").value(ev.verdict);
   w.endObject();
   std::string out = w.take();
@@ -164,6 +190,8 @@ std::string toText(const Evaluation& ev) {
       out += " (" + e.problem + ")";
     out += "\n";
   }
+  for (const Evaluation::CpuRow& c : ev.cpuSemantics)
+    out += "  cpu " + c.primitive + ": " + c.text + "\n";
   if (ev.gateRan) {
     auto line = [&](const char* what, const std::vector<std::string>& ids) {
       out += std::string("  gate ") + what + ":";

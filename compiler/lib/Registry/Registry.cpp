@@ -4,6 +4,7 @@
 #include "LoweringReader.h"
 #include "Requirements.h"
 #include "cake/Registry/InlinePtx.h"
+#include "cake/Registry/Semantics.h"
 #include "cake/Support/DataFiles.h"
 
 #include "cake/Support/JsonSchema.h"
@@ -246,6 +247,12 @@ public:
       readCost(r, *cost);
     if (const json::Value* low = r.field("lowering", json::Kind::Object, true))
       readLowering(r, *low);
+    if (const json::Value* sem = r.field("semantics", json::Kind::Object, false)) {
+      if (auto def = readSemantics(*sem, *m_prim, m_sources.text(m_file), m_diags))
+        m_prim->semantics = std::make_shared<const SemanticsDef>(std::move(*def));
+      else
+        r.fail();
+    }
     r.finish();
     if (!r.ok() || m_failed)
       return nullptr;

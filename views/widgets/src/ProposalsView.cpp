@@ -338,6 +338,10 @@ void ProposalsView::showDetail(const views::ProposalDetailPtr& d) {
                                .arg(d->deltas.size())
                                .arg(d->mismatchedBefore)
                                .arg(d->mismatchedAfter));
+  // Whether `cake run --device cpu` (and the corpus's CPU runs) can execute the proposal.
+  if (d->evaluated && !d->cpuSemantics.isEmpty())
+    m_gateSummary->setText(m_gateSummary->text() + "\n" + tr("CPU semantics: %1")
+                                                            .arg(d->cpuSemantics.join("; ")));
 
   m_votes->setRowCount(int(d->votes.size()));
   for (int i = 0; i < d->votes.size(); ++i) {

@@ -102,6 +102,13 @@ struct Evaluation {
   std::size_t mismatchedBefore = 0, mismatchedAfter = 0;
   /// "invalid", "examples-fail", "regressions" or "clean".
   std::string verdict;
+  /// Per primitive the proposal defines: whether the CPU interpreter can run it (`cake run
+  /// --device cpu` and the corpus's CPU runs) and from where: name, kind ("semantic form",
+  /// "expansion", "builtin", "none") and a one-line description.
+  struct CpuRow {
+    std::string primitive, kind, text;
+  };
+  std::vector<CpuRow> cpuSemantics;
 };
 
 /// Evaluates `proposal` on top of `workspace` (the head overlay; empty for built-ins only).

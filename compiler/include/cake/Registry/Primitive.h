@@ -6,6 +6,7 @@
 #include "cake/Registry/DefExpr.h"
 #include "cake/Support/Json.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -149,6 +150,7 @@ struct RequirementDef {
 };
 
 struct Primitive;
+struct SemanticsDef;
 
 /// One `{slot}` of a lowering template.
 struct TemplateSlot {
@@ -288,6 +290,9 @@ struct Primitive {
   HardwareDef hardware;
   CostDef cost;
   LoweringDef lowering;
+  /// The semantic form the CPU interpreter evaluates ("semantics"; template primitives only,
+  /// see cake/Registry/Semantics.h); null when the file has none.
+  std::shared_ptr<const SemanticsDef> semantics;
   std::string path;
   FileId file = 0;
   SourceRange nameRange;

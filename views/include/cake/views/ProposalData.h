@@ -94,6 +94,9 @@ struct ProposalDetail {
   bool gateRan = false;
   QList<ProposalDeltaRow> deltas;
   int mismatchedBefore = 0, mismatchedAfter = 0;
+  /// Per proposed primitive, whether the CPU interpreter runs it and from where
+  /// ("frag.exp2: semantic form: dst = exp2(src) (f32)"; the report's cpu_semantics).
+  QStringList cpuSemantics;
   QStringList changedCases;
   QList<ProposalVoteRow> votes;
   bool canApprove = false;
