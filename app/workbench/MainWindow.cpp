@@ -423,6 +423,7 @@ bool MainWindow::openFile(const QString& path, QString* error) {
   m_lastGood->reset(); // nothing of the previous file is kept while this one does not parse
   m_debounce.stop();
   scheduleCheck();
+  lineageFollowEditor();
   return true;
 }
 

@@ -49,11 +49,6 @@ class HeatMapView;
 
 namespace cake::app {
 
-/// The body of a campaign import task (ProgressImport.cpp): `cake campaign import DIR` of each
-/// folder, in order, into the workspace `workspace` with `compiler`.
-views::TaskWork importCampaignWork(std::shared_ptr<const driver::Compiler> compiler,
-                                   const QString& workspace, const QStringList& dirs);
-
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
@@ -116,12 +111,12 @@ public:
   void applyDefaultDockSizes();
 
   /// Progress dock (MainWindowProgress.cpp): reads the workspace's campaigns in the
-  /// background; imports a campaign folder first (the task worker), then reads them again.
+  /// background. While the Lineage dock's controller imports folders the read waits for its
+  /// `imported` (or `failed`) signal: campaign imports have one path, importCampaign().
   void refreshProgress();
-  void importCampaignFolders(const QStringList& dirs);
   /// Chooses the campaigns the chart overlays (applied when the store has been read).
   void showProgressCampaigns(const QStringList& names);
-  /// No import or read is pending and the store has been read.
+  /// No import or read is pending and the store has been read after the last import.
   bool progressReady() const;
   widgets::ProgressView* progressView() const { return m_progressView; }
 
@@ -235,6 +230,8 @@ private:
   bool m_compareRequested = false;
   // Lineage (issue #13 section 3): MainWindowLineage.cpp.
   void setupLineageDock();
+  /// The editor's file is a candidate of the shown campaign: select and centre its node.
+  void lineageFollowEditor();
   views::LineageController* m_lineage = nullptr;
   widgets::LineageView* m_lineageView = nullptr;
   QDockWidget* m_lineageDock = nullptr;
@@ -259,7 +256,8 @@ private:
   void progressWorkspaceChanged();
   widgets::ProgressView* m_progressView = nullptr;
   QDockWidget* m_progressDock = nullptr;
-  quint64 m_progressJob = 0; ///< the pending read or import (-1: waiting for the compiler)
+  quint64 m_progressJob = 0;      ///< the pending read
+  bool m_progressDeferred = false; ///< a read waits for the running imports
   QStringList m_progressCampaigns;
   // Runs (issue 15 §5), MainWindowRuns.cpp.
   void setupRunsDock();

@@ -41,8 +41,11 @@ void MainWindow::setupLineageDock() {
   tabifyDockWidget(m_compareDock, m_lineageDock);
   m_graphDock->raise();
 
-  connect(m_lineage, &views::LineageController::lineageChanged, m_lineageView,
-          &widgets::LineageView::setLineage);
+  connect(m_lineage, &views::LineageController::lineageChanged, this,
+          [this](const views::LineagePtr& lineage) {
+            m_lineageView->setLineage(lineage);
+            lineageFollowEditor(); // the open file may be one of its candidates
+          });
   connect(m_lineage, &views::LineageController::imported, this,
           [this](const views::ImportSummaryPtr& s) {
             m_lineageView->setImportSummary(s);
@@ -90,11 +93,25 @@ void MainWindow::setupLineageDock() {
   }
   if (QMenu* view = menuNamed(menuBar(), tr("&View")))
     view->addAction(m_lineageDock->toggleViewAction());
-  // An import (the menu, --import-campaign, the folder watch) changes what Progress shows.
-  connect(m_lineage, &views::LineageController::imported, this, [this] {
-    if (m_progressView->store())
-      refreshProgress();
-  });
+  // The one import path: an import (the menu, --import-campaign, the folder watch) changes
+  // what Progress shows; a failed one ends a read that waited for it.
+  auto progressAfterImport = [this] {
+    if (m_progressView->store() || m_progressDeferred)
+      refreshProgress(); // deferred again while more imports are queued
+  };
+  connect(m_lineage, &views::LineageController::imported, this, progressAfterImport);
+  connect(m_lineage, &views::LineageController::failed, this, progressAfterImport);
+}
+
+void MainWindow::lineageFollowEditor() {
+  const views::LineagePtr& l = m_lineageView->lineage();
+  int i = l ? l->indexOfKernel(m_path) : -1;
+  if (i < 0)
+    return;
+  QString id = QString::fromStdString(l->nodes[i].record.id);
+  // A click in the lineage opened it: it is selected and in view already.
+  if (m_lineageView->currentCandidate() != id || m_lineageView->layoutPending())
+    m_lineageView->selectCandidate(id); // selects and centres it (or once it is drawn)
 }
 
 bool MainWindow::importCampaign(const QString& dir) {
@@ -127,14 +144,18 @@ QString MainWindow::lineageSummary() const {
   const views::GraphLayout* layout = m_lineageView->layout();
   if (!l || !g || !layout)
     return tr("no lineage");
-  return tr("%1: %2 candidates (%3 shown), best %4, layout %5 ms (%6), scene %7 ms")
+  QString selected = m_lineageView->currentCandidate().isEmpty()
+                         ? QString()
+                         : tr(", selected %1").arg(m_lineageView->currentCandidate());
+  return tr("%1: %2 candidates (%3 shown), best %4, layout %5 ms (%6), scene %7 ms%8")
       .arg(l->campaign)
       .arg(l->nodes.size())
       .arg(g->graph.nodes.size())
       .arg(l->bestPath.isEmpty() ? QStringLiteral("-") : l->bestPath.last())
       .arg(layout->elapsedMs)
       .arg(layout->engine)
-      .arg(m_lineageView->lastSceneMs());
+      .arg(m_lineageView->lastSceneMs())
+      .arg(selected);
 }
 
 } // namespace cake::app

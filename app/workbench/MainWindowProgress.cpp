@@ -1,8 +1,10 @@
 // The main window's Progress dock: best-so-far curves and the predicted-vs-measured scatter of
-// the workspace's campaigns, read (and, for --import-campaign, imported) on the task worker.
+// the workspace's campaigns, read on the task worker; imports go through the Lineage dock's
+// controller, whose `imported` signal refreshes the chart (MainWindowLineage.cpp).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "MainWindow.h"
 
+#include "cake/views/LineageController.h"
 #include "cake/views/ProgressData.h"
 #include "cake/widgets/ProgressView.h"
 
@@ -40,7 +42,7 @@ void MainWindow::setupProgressDock() {
           [this] { refreshProgress(); });
   // The store is read when the dock is first shown: a session that never looks pays nothing.
   connect(m_progressDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-    if (visible && m_progressJob == 0 && !m_progressView->store())
+    if (visible && m_progressJob == 0 && !m_progressDeferred && !m_progressView->store())
       refreshProgress();
   });
 }
@@ -53,6 +55,12 @@ void MainWindow::refreshProgress() {
     m_progressView->setStore(none);
     return;
   }
+  if (m_lineage && m_lineage->pendingImports() > 0) {
+    // Read once the imports are stored: their `imported` signal calls this again.
+    m_progressDeferred = true;
+    return;
+  }
+  m_progressDeferred = false;
   m_progressJob = m_session->runTask(
       views::JobKind::Import, tr("read campaigns of %1").arg(dir),
       [dir](const std::atomic<bool>&) -> views::TaskOutcome {
@@ -75,43 +83,18 @@ void MainWindow::refreshProgress() {
       });
 }
 
-void MainWindow::importCampaignFolders(const QStringList& dirs) {
-  auto start = [this, dirs] {
-    QString store = m_session->workspace();
-    m_progressJob = m_session->runTask(
-        views::JobKind::Import, tr("import campaign %1").arg(dirs.join(QStringLiteral(", "))),
-        importCampaignWork(m_session->compiler(), store, dirs), this,
-        [this](quint64, const views::TaskOutcome& outcome) {
-          m_progressJob = 0;
-          statusBar()->showMessage(outcome.log, 6000);
-          refreshProgress();
-        });
-  };
-  if (m_session->compiler()) {
-    start();
-    return;
-  }
-  // The import assesses every candidate with the compiler: wait for it to load.
-  m_progressJob = quint64(-1);
-  auto* once = new QObject(this);
-  connect(m_session, &views::CompileSession::compilerReady, once, [once, start] {
-    start();
-    once->deleteLater();
-  });
-}
-
 void MainWindow::progressWorkspaceChanged() {
   if (m_progressView->store())
     refreshProgress();
 }
 
 bool MainWindow::progressReady() const {
-  return m_progressJob == 0 && m_progressView->store() != nullptr;
+  return m_progressJob == 0 && !m_progressDeferred && m_progressView->store() != nullptr;
 }
 
 void MainWindow::showProgressCampaigns(const QStringList& names) {
   m_progressCampaigns = names;
-  if (m_progressView->store() && m_progressJob == 0) {
+  if (m_progressView->store() && m_progressJob == 0 && !m_progressDeferred) {
     m_progressView->setSelectedCampaigns(names);
     m_progressCampaigns.clear();
   }

@@ -214,15 +214,8 @@ int main(int argc, char** argv) {
   window.proposalsView()->showTab(parser.value(proposalTab));
   if (headless && viewName == QLatin1String("proposals"))
     window.scanProposals();
-  bool progressImports = headless && viewName == QLatin1String("progress");
-  if (parser.isSet(importCampaign) && progressImports) {
-    QStringList dirs;
-    for (const QString& dir : parser.values(importCampaign))
-      dirs << QFileInfo(dir).absoluteFilePath(); // the store keeps the folder kernels open from
-    window.importCampaignFolders(dirs);
-  }
-  if (headless && viewName == QLatin1String("progress") && !parser.isSet(importCampaign))
-    window.refreshProgress();
+  // The Progress view alone shows every imported campaign (the Lineage dock is hidden).
+  bool progressView = headless && viewName == QLatin1String("progress");
   QStringList campaigns;
   for (const QString& v : parser.values(campaign))
     campaigns << v.split(',', Qt::SkipEmptyParts);
@@ -263,12 +256,16 @@ int main(int argc, char** argv) {
     return fail(QStringLiteral("--view lineage needs --campaign NAME or --import-campaign DIR"));
   if (lineageWanted && store.isEmpty())
     return fail(QStringLiteral("--campaign needs --workspace DIR"));
-  if (parser.isSet(importCampaign) && !progressImports) {
-    // One import (the Lineage dock's); the Progress dock re-reads the store when it finishes.
-    window.importCampaign(QFileInfo(parser.value(importCampaign)).absoluteFilePath());
-  } else if (parser.isSet(campaign) && !parser.isSet(importCampaign)) {
+  if (parser.isSet(importCampaign)) {
+    // One import path (the Lineage dock's controller, one folder after the other); the
+    // Progress dock re-reads the store on its `imported` signal.
+    for (const QString& dir : parser.values(importCampaign))
+      window.importCampaign(QFileInfo(dir).absoluteFilePath());
+  } else if (parser.isSet(campaign) && !progressView) {
     window.showCampaign(campaigns.value(0));
   }
+  if (progressView)
+    window.refreshProgress(); // after the imports asked for, when there are some
 
   if (!headless) {
     window.show();
@@ -354,13 +351,13 @@ int main(int argc, char** argv) {
   } else if (parser.isSet(runCpu) || viewName == QLatin1String("run")) {
     return fail(QStringLiteral("--run needs a kernel file"));
   }
-  if (parser.isSet(campaign) && parser.isSet(importCampaign) && !progressImports) {
+  if (parser.isSet(campaign) && parser.isSet(importCampaign) && !progressView) {
     // After the import so that a campaign it just stored is found.
     if (!waitFor([&] { return window.lineage()->pendingJobs() == 0; }, 120000))
       return fail(QStringLiteral("timed out waiting for the campaign import"));
     window.showCampaign(campaigns.value(0));
   }
-  if (lineageWanted && !progressImports) {
+  if (lineageWanted && !progressView) {
     if (!waitFor([&] { return !lineageError.isEmpty() || window.lineageReady(); }, 120000))
       return fail(QStringLiteral("timed out waiting for the lineage (import, layout)"));
     if (!lineageError.isEmpty())
@@ -374,9 +371,11 @@ int main(int argc, char** argv) {
       return fail(QStringLiteral("timed out waiting for the Proposals dock (queue, detail, preview)"));
   }
   if (viewName == QLatin1String("progress")) {
-    // The import (when asked for) and the read of the workspace's campaigns.
-    if (!waitFor([&] { return window.progressReady(); }, 120000))
+    // The imports (when asked for) and the read of the workspace's campaigns after them.
+    if (!waitFor([&] { return !lineageError.isEmpty() || window.progressReady(); }, 120000))
       return fail(QStringLiteral("timed out waiting for the Progress view (campaign import and read)"));
+    if (!lineageError.isEmpty())
+      return fail(lineageError);
     const cake::views::ProgressStorePtr& read = window.progressView()->store();
     if (!read->error.isEmpty())
       return fail(read->error);

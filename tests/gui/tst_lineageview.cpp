@@ -1,13 +1,17 @@
 // The Lineage dock's widget offscreen: a lineage laid out by Graphviz and drawn (one item per
 // shown candidate and edge, best path outlined), the filter combo boxes rebuilding the graph,
 // node and edge selection asking to open the candidate or compare parent and child, a grown
-// lineage keeping the selection, the import line with its located errors.
+// lineage keeping the selection, the import line with its located errors; a rebuild keeps the
+// drawn scene until the new one is complete (made in slices off the GUI thread's long path), a
+// candidate selected before its layout arrives, and the dark palette.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "cake/views/ViewPalette.h"
 #include "cake/widgets/LineageView.h"
 
 #include <QComboBox>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
+#include <QGraphicsView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -60,6 +64,8 @@ class TestLineageView : public QObject {
   Q_OBJECT
 private Q_SLOTS:
   void drawFilterSelect();
+  void rebuildKeepsSceneAndSelection();
+  void darkPalette();
 };
 
 void TestLineageView::drawFilterSelect() {
@@ -133,6 +139,97 @@ void TestLineageView::drawFilterSelect() {
   auto* errors = view.findChild<QPlainTextEdit*>("lineageErrors");
   QVERIFY(!errors->isHidden());
   QVERIFY(errors->toPlainText().contains("candidates.jsonl:3:1:"));
+}
+
+void TestLineageView::rebuildKeepsSceneAndSelection() {
+  widgets::LineageView view;
+  view.resize(600, 400);
+  view.show();
+  QSignalSpy shown(&view, &widgets::LineageView::layoutShown);
+  // A chain long enough to need scrolling at 1:1.
+  std::vector<ws::CandidateRecord> v{candidate("root", {}, true, 100)};
+  for (int i = 1; i < 60; ++i)
+    v.push_back(candidate("n" + std::to_string(i), {v.back().id}, true, 100.0 - i));
+  view.setLineage(lineageOf(v));
+  QVERIFY(shown.wait(30000));
+  QGraphicsScene* first = view.scene();
+  QCOMPARE(itemsOfKind(first, 1), 60);
+  QCOMPARE(itemsOfKind(first, 2), 59);
+  QVERIFY(view.timings().slices >= 1);
+
+  // Grown: until the new scene is complete the drawn one stays (and stays whole).
+  v.push_back(candidate("tip", {"n30"}, true, 10));
+  QSignalSpy opened(&view, &widgets::LineageView::candidateActivated);
+  view.setLineage(lineageOf(v));
+  QVERIFY(view.layoutPending());
+  // Not drawn yet: remembered, selected and centred once the layout is drawn; quiet.
+  QVERIFY(!view.selectCandidate("tip"));
+  QCOMPARE(view.currentCandidate(), QString("tip"));
+  QVERIFY(!view.selectCandidate("nobody"));
+  QCOMPARE(view.currentCandidate(), QString("tip"));
+  QCOMPARE(view.scene(), first);
+  QCOMPARE(itemsOfKind(first, 1), 60);
+  QVERIFY(shown.wait(30000));
+  QVERIFY(!view.layoutPending());
+  QVERIFY(view.scene() != first);
+  QCOMPARE(itemsOfKind(view.scene(), 1), 61);
+  QCOMPARE(itemsOfKind(view.scene(), 2), 60);
+  QList<QGraphicsItem*> selected = view.scene()->selectedItems();
+  QCOMPARE(selected.size(), 1);
+  QCOMPARE(view.graph()->graph.nodes[selected[0]->data(1).toInt()].id, QString("tip"));
+  auto centreOf = [&](const QString& id) {
+    return view.layout()->nodes[view.graph()->graph.indexOf(id)].center;
+  };
+  auto shownCentre = [&] {
+    return view.canvas()->mapToScene(view.canvas()->viewport()->rect().center());
+  };
+  // Along the chain (the scene is lower than the view: no vertical scrolling).
+  QVERIFY2(std::abs(shownCentre().x() - centreOf("tip").x()) < 30, "the selection is not centred");
+  // Selecting a drawn node centres it too.
+  QVERIFY(view.selectCandidate("n45"));
+  QVERIFY2(std::abs(shownCentre().x() - centreOf("n45").x()) < 30, "n45 is not centred");
+  QCOMPARE(opened.size(), 0);
+}
+
+void TestLineageView::darkPalette() {
+  // The canvas, the node texts and the legend follow the palette: no light surface in dark mode.
+  widgets::LineageView view;
+  QPalette dark;
+  dark.setColor(QPalette::Window, QColor(0x1e, 0x1e, 0x1e));
+  dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
+  dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+  dark.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+  view.setPalette(dark);
+  view.resize(700, 450);
+  view.show();
+  QSignalSpy shown(&view, &widgets::LineageView::layoutShown);
+  view.setLineage(lineageOf(sample()));
+  QVERIFY(shown.wait(30000));
+  const ViewPalette& vp = ViewPalette::darkPalette();
+  QCOMPARE(view.canvas()->backgroundBrush().color(), vp.canvas);
+  auto* legend = view.findChild<QLabel*>("lineageLegend");
+  QVERIFY(legend->text().contains(outcomeFill(CandidateOutcome::Refused, true).name()));
+  QVERIFY(!legend->text().contains(outcomeFill(CandidateOutcome::Refused, false).name()));
+  view.fitToView();
+  QImage img = view.canvas()->viewport()->grab().toImage();
+  int canvas = 0, light = 0, darkRefused = 0, lightRefused = 0;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x) {
+      QColor c = img.pixelColor(x, y);
+      canvas += c.rgb() == vp.canvas.rgb();
+      light += c.lightness() > 200;
+      darkRefused += c.rgb() == outcomeFill(CandidateOutcome::Refused, true).rgb();
+      lightRefused += c.rgb() == outcomeFill(CandidateOutcome::Refused, false).rgb();
+    }
+  QVERIFY2(canvas > img.width() * img.height() / 2, "the canvas is not the dark palette's");
+  QVERIFY2(darkRefused > 100, "no dark fill for the refused candidate");
+  QCOMPARE(lightRefused, 0);
+  // Only text (anti-aliased glyphs) is light: far less than one box's worth of pixels.
+  QVERIFY2(light < 3000, qPrintable(QString("%1 light pixels").arg(light)));
+
+  // Back to a light palette: the canvas follows.
+  view.setPalette(QPalette(QColor(0xef, 0xef, 0xef)));
+  QCOMPARE(view.canvas()->backgroundBrush().color(), ViewPalette::light().canvas);
 }
 
 QTEST_MAIN(TestLineageView)

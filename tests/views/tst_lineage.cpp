@@ -7,8 +7,11 @@
 
 #include "cake/views/LineageController.h"
 #include "cake/views/LineageData.h"
+#include "cake/views/LineageScene.h"
+#include "cake/views/ViewPalette.h"
 
 #include <QSignalSpy>
+#include <cmath>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -106,8 +109,12 @@ private Q_SLOTS:
   void filterGraph();
   void choices();
   void largeGraph();
+  void darkColours();
+  void kernelOfEditor();
+  void sceneData();
   void importAndWatch();
   void importErrorsAndUnknownCampaign();
+  void importsQueued();
 };
 
 void TestLineage::outcome_data() {
@@ -344,6 +351,96 @@ void TestLineage::largeGraph() {
   QCOMPARE(best, l.bestPath.size() - 1);
 }
 
+/// WCAG contrast ratio of two colours (1..21).
+double contrast(const QColor& a, const QColor& b) {
+  auto lum = [](const QColor& c) {
+    auto ch = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF());
+  };
+  double x = lum(a), y = lum(b);
+  return (std::max(x, y) + 0.05) / (std::min(x, y) + 0.05);
+}
+
+void TestLineage::darkColours() {
+  // Both variants: distinct fills, text readable on every fill (the palette's own text), the
+  // best path apart from every border; the dark fills are dark (no light box on a dark canvas).
+  for (bool dark : {false, true}) {
+    const ViewPalette& vp = dark ? ViewPalette::darkPalette() : ViewPalette::light();
+    QSet<QRgb> fills;
+    for (int i = 0; i < kCandidateOutcomes; ++i) {
+      auto o = CandidateOutcome(i);
+      fills.insert(outcomeFill(o, dark).rgb());
+      QVERIFY2(contrast(vp.text, outcomeFill(o, dark)) >= 4.5,
+               qPrintable(QString("text on %1 (dark %2)").arg(outcomeName(o)).arg(dark)));
+      QVERIFY(contrast(outcomeBorder(o, dark), vp.canvas) >= 2.5);
+      QVERIFY(outcomeBorder(o, dark) != bestPathColor(dark));
+      QCOMPARE(outcomeFill(o, dark).lightness() < 128, dark);
+    }
+    QCOMPARE(fills.size(), kCandidateOutcomes);
+    QVERIFY(contrast(bestPathColor(dark), vp.canvas) >= 3.0);
+  }
+  // The light variant is the default (screenshots and tests count its exact fills).
+  QCOMPARE(outcomeFill(CandidateOutcome::Refused), QColor(0xf8, 0xd0, 0xcc));
+}
+
+void TestLineage::kernelOfEditor() {
+  QTemporaryDir tmp;
+  QDir(tmp.path()).mkpath("camp/kernels");
+  for (const char* k : {"root", "a"})
+    QVERIFY(QFile(tmp.filePath(QString("camp/kernels/%1.cake").arg(k))).open(QIODevice::WriteOnly));
+  ws::CampaignRecord r;
+  r.name = "t";
+  r.folder = tmp.filePath("camp").toStdString();
+  std::vector<ws::CandidateRecord> v = {candidate("root", {}, true, 100),
+                                        candidate("a", {"root"}, true, 50)};
+  Lineage l = buildLineage(r, v);
+  QCOMPARE(l.indexOfKernel(tmp.filePath("camp/kernels/a.cake")), l.indexOf("a"));
+  QCOMPARE(l.indexOfKernel(tmp.filePath("camp/kernels/../kernels/root.cake")), l.indexOf("root"));
+  // Through a symlinked folder, and a file that is not a candidate's.
+  QVERIFY(QFile::link(tmp.filePath("camp"), tmp.filePath("link")));
+  QCOMPARE(l.indexOfKernel(tmp.filePath("link/kernels/a.cake")), l.indexOf("a"));
+  QCOMPARE(l.indexOfKernel(tmp.filePath("camp/kernels/b.cake")), -1);
+  QCOMPARE(l.indexOfKernel(tmp.filePath("a.cake")), -1);
+  QCOMPARE(l.indexOfKernel(QString()), -1);
+}
+
+void TestLineage::sceneData() {
+  Lineage l = sampleLineage();
+  LineageGraph g = buildLineageGraph(l);
+  GraphLayout layout = fallbackLayout(g.graph);
+  // One edge without geometry (the layout has fewer than two points for it).
+  layout.edges[1].points.clear();
+  LineageScene s = buildLineageScene(l, g, layout);
+  QCOMPARE(s.nodes.size(), g.graph.nodes.size());
+  QCOMPARE(s.edges.size(), g.graph.edges.size());
+  for (int i = 0; i < s.nodes.size(); ++i) {
+    QCOMPARE(s.nodes[i].rect, layout.nodes[i].rect());
+    QCOMPARE(s.nodes[i].title, g.graph.nodes[i].title);
+    QCOMPARE(s.nodes[i].best, g.nodeBest[i]);
+    QCOMPARE(s.nodes[i].outcome, l.nodes[g.nodeCandidate[i]].outcome);
+  }
+  int f = g.graph.indexOf("f");
+  QVERIFY(s.nodes[f].tooltip.contains("refused") &&
+          s.nodes[f].tooltip.contains("findings: X-code, Y-code"));
+  QVERIFY(s.nodes[g.graph.indexOf("a")].tooltip.contains("predicted 50.00 µs"));
+  QVERIFY(s.edges[1].path.isEmpty());
+  for (int k = 0; k < s.edges.size(); ++k) {
+    QCOMPARE(s.edges[k].kind, g.graph.edges[k].kind);
+    QCOMPARE(s.edges[k].best, g.edgeBest[k]);
+    QVERIFY(s.edges[k].tooltip.contains("compare parent and child"));
+    if (k == 1)
+      continue;
+    QVERIFY(!s.edges[k].path.isEmpty());
+    QCOMPARE(s.edges[k].path.elementAt(0), layout.edges[k].points.first());
+    // The arrow's tip is the layout's.
+    QCOMPARE(s.edges[k].arrow.isEmpty(), !layout.edges[k].hasArrow);
+    if (!s.edges[k].arrow.isEmpty())
+      QCOMPARE(s.edges[k].arrow.first(), layout.edges[k].arrowTip);
+  }
+  QCOMPARE(s.sceneRect, layout.bounds.adjusted(-20, -20, 20, 20));
+  QVERIFY(lineageArrowHead(QPointF(1, 1), QPointF(1.2, 1)).isEmpty()); // too short to draw
+}
+
 void TestLineage::importAndWatch() {
   // A campaign folder that grows: the sample's first five lines, then three more and a torn
   // one, then the torn one completed.
@@ -476,6 +573,32 @@ void TestLineage::importErrorsAndUnknownCampaign() {
   QSignalSpy noneFailed(&none, &LineageController::failed);
   QVERIFY(!none.importFolder(dir));
   QCOMPARE(noneFailed.size(), 1);
+  session.waitForIdle();
+}
+
+void TestLineage::importsQueued() {
+  // Two folders asked at once: imported one after the other (one writer), each announced with
+  // `imported`; the one asked last is shown; pendingImports() counts down to 0.
+  QTemporaryDir tmp;
+  CompileSession session;
+  session.setCompiler(test::compiler());
+  LineageController c(&session);
+  c.setWorkspace(tmp.filePath("ws"));
+  QSignalSpy imported(&c, &LineageController::imported);
+  QSignalSpy changed(&c, &LineageController::lineageChanged);
+  QSignalSpy failed(&c, &LineageController::failed);
+  QVERIFY(c.importFolder(test::corpusPath("campaigns/flash_kmeans")));
+  QVERIFY(c.importFolder(test::corpusPath("campaigns/bias_gelu")));
+  QCOMPARE(c.pendingImports(), 2);
+  QCOMPARE(session.activeJobs(), 1); // the second waits for the first
+  QVERIFY(waitUntil([&] { return c.pendingJobs() == 0; }));
+  QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
+  QCOMPARE(c.pendingImports(), 0);
+  QCOMPARE(imported.size(), 2);
+  QCOMPARE(imported[0][0].value<ImportSummaryPtr>()->campaign, QString("flash-kmeans-evolve"));
+  QCOMPARE(imported[1][0].value<ImportSummaryPtr>()->campaign, QString("bias-gelu-evolve"));
+  QCOMPARE(changed.size(), 2);
+  QCOMPARE(c.lineage()->campaign, QString("bias-gelu-evolve"));
   session.waitForIdle();
 }
 

@@ -106,8 +106,11 @@ LineageController::LineageController(CompileSession* session, QObject* parent)
   // A cancelled job delivers nothing: still count it as done.
   connect(m_session, &CompileSession::jobStateChanged, this,
           [this](quint64 job, JobState state, const QString&) {
-            if (state == JobState::Cancelled && m_jobs.remove(job))
+            if (state == JobState::Cancelled && m_jobs.contains(job)) {
+              m_importing -= m_jobs.take(job) ? 1 : 0;
               --m_running;
+              startQueued();
+            }
           });
 }
 
@@ -116,20 +119,26 @@ bool LineageController::importFolder(const QString& dir) {
     Q_EMIT failed(tr("no workspace to import into (--workspace)"));
     return false;
   }
-  QString folder = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
-  if (m_session->compiler()) {
-    startJob(folder, {}, false);
-    return true;
-  }
-  // The import assesses every candidate: it needs the compiler.
-  ++m_running;
-  auto* once = new QObject(this);
-  connect(m_session, &CompileSession::compilerReady, once, [this, once, folder] {
-    once->deleteLater();
-    --m_running;
-    startJob(folder, {}, false);
-  });
+  m_queue << QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+  startQueued();
   return true;
+}
+
+void LineageController::startQueued() {
+  if (m_importing > 0 || m_queue.isEmpty() || m_waiting)
+    return;
+  if (!m_session->compiler()) {
+    // The import assesses every candidate: it needs the compiler.
+    m_waiting = true;
+    auto* once = new QObject(this);
+    connect(m_session, &CompileSession::compilerReady, once, [this, once] {
+      once->deleteLater();
+      m_waiting = false;
+      startQueued();
+    });
+    return;
+  }
+  startJob(m_queue.takeFirst(), {}, false);
 }
 
 bool LineageController::showCampaign(const QString& name) {
@@ -175,8 +184,8 @@ void LineageController::watch(const QString& folder) {
 void LineageController::onChanged() {
   if (m_watchFolder.isEmpty() || !m_lineage)
     return;
-  if (m_running > 0) {
-    m_rerun = true; // imported once the running job is done
+  if (m_running > 0 || !m_queue.isEmpty()) {
+    m_rerun = true; // imported once the running and queued jobs are done
     return;
   }
   watch(m_watchFolder);
@@ -186,6 +195,7 @@ void LineageController::onChanged() {
 void LineageController::startJob(const QString& folder, const QString& campaignName,
                                  bool fromWatch) {
   ++m_running;
+  m_importing += folder.isEmpty() ? 0 : 1;
   std::shared_ptr<const driver::Compiler> compiler = m_session->compiler();
   QString workspace = m_workspace;
   QString what = folder.isEmpty() ? tr("read campaign %1").arg(campaignName)
@@ -206,7 +216,7 @@ void LineageController::startJob(const QString& folder, const QString& campaignN
       },
       this,
       [this, fromWatch](quint64 job, const TaskOutcome& o) {
-        m_jobs.remove(job);
+        m_importing -= m_jobs.take(job) ? 1 : 0;
         --m_running;
         auto r = std::static_pointer_cast<const ImportJobResult>(o.value);
         if (!r) {
@@ -232,12 +242,14 @@ void LineageController::startJob(const QString& folder, const QString& campaignN
             }
           }
         }
-        if (m_rerun && m_running == 0) {
+        if (!m_queue.isEmpty()) {
+          startQueued();
+        } else if (m_rerun && m_running == 0) {
           m_rerun = false;
           onChanged();
         }
       });
-  m_jobs.insert(id);
+  m_jobs.insert(id, !folder.isEmpty());
 }
 
 } // namespace cake::views

@@ -5,6 +5,8 @@
 
 #include "cake/Campaign/Campaign.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -51,36 +53,37 @@ std::optional<CandidateOutcome> outcomeFromName(const QString& name) {
   return std::nullopt;
 }
 
-QColor outcomeFill(CandidateOutcome outcome) {
+QColor outcomeFill(CandidateOutcome outcome, bool dark) {
+  // Dark: the same hues, deep enough for light text on the dark canvas.
   switch (outcome) {
   case CandidateOutcome::Refused:
-    return QColor(0xf8, 0xd0, 0xcc);
+    return dark ? QColor(0x5a, 0x26, 0x24) : QColor(0xf8, 0xd0, 0xcc);
   case CandidateOutcome::LoweringFailed:
-    return QColor(0xfd, 0xe2, 0xb8);
+    return dark ? QColor(0x5c, 0x40, 0x16) : QColor(0xfd, 0xe2, 0xb8);
   case CandidateOutcome::Incorrect:
-    return QColor(0xe4, 0xd2, 0xf0);
+    return dark ? QColor(0x45, 0x2a, 0x5a) : QColor(0xe4, 0xd2, 0xf0);
   case CandidateOutcome::Correct:
     break;
   }
-  return QColor(0xcf, 0xeb, 0xd2);
+  return dark ? QColor(0x1f, 0x4a, 0x2a) : QColor(0xcf, 0xeb, 0xd2);
 }
 
-QColor outcomeBorder(CandidateOutcome outcome) {
+QColor outcomeBorder(CandidateOutcome outcome, bool dark) {
   switch (outcome) {
   case CandidateOutcome::Refused:
-    return QColor(0xc6, 0x28, 0x28);
+    return dark ? QColor(0xf2, 0x6b, 0x67) : QColor(0xc6, 0x28, 0x28);
   case CandidateOutcome::LoweringFailed:
-    return QColor(0xe6, 0x7e, 0x00);
+    return dark ? QColor(0xf5, 0xa6, 0x3c) : QColor(0xe6, 0x7e, 0x00);
   case CandidateOutcome::Incorrect:
-    return QColor(0x7b, 0x1f, 0xa2);
+    return dark ? QColor(0xc0, 0x84, 0xe8) : QColor(0x7b, 0x1f, 0xa2);
   case CandidateOutcome::Correct:
     break;
   }
-  return QColor(0x2e, 0x7d, 0x32);
+  return dark ? QColor(0x5c, 0xc7, 0x6c) : QColor(0x2e, 0x7d, 0x32);
 }
 
-QColor bestPathColor() {
-  return QColor(0x15, 0x65, 0xc0);
+QColor bestPathColor(bool dark) {
+  return dark ? QColor(0x5c, 0xa8, 0xff) : QColor(0x15, 0x65, 0xc0);
 }
 
 CandidateOutcome outcomeOf(const ws::CandidateRecord& c) {
@@ -103,6 +106,25 @@ QString authorLabel(const std::string& authorJson) {
   if (QString run = a.value(QStringLiteral("run")).toString(); !run.isEmpty())
     inner += (inner.isEmpty() ? QString() : QStringLiteral(", ")) + run;
   return inner.isEmpty() ? name : name + QStringLiteral(" (") + inner + QLatin1Char(')');
+}
+
+int Lineage::indexOfKernel(const QString& path) const {
+  if (path.isEmpty() || folder.isEmpty())
+    return -1;
+  // Canonical forms of the two folders only (one lookup each), not of 2,000 kernels: a
+  // symlinked campaign or editor path still matches, and a miss stays cheap.
+  auto canonical = [](const QString& p) {
+    QFileInfo info(p);
+    QString c = info.canonicalFilePath();
+    return QDir::cleanPath(c.isEmpty() ? info.absoluteFilePath() : c);
+  };
+  const QString file = canonical(path);
+  const QDir dir(canonical(folder));
+  for (int i = 0; i < nodes.size(); ++i)
+    if (!nodes[i].record.kernel.empty() &&
+        QDir::cleanPath(dir.filePath(QString::fromStdString(nodes[i].record.kernel))) == file)
+      return i;
+  return -1;
 }
 
 QStringList Lineage::authors() const {

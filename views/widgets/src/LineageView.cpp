@@ -3,6 +3,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/LineageView.h"
 
+#include "cake/views/ViewPalette.h"
+
+#include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QGraphicsItem>
@@ -13,11 +16,14 @@
 #include <QPainter>
 #include <QPainterPathStroker>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QStyleOptionGraphicsItem>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 #include <cmath>
+#include <utility>
 
 namespace cake::widgets {
 
@@ -26,77 +32,79 @@ namespace {
 constexpr int kKindRole = 0;  ///< QGraphicsItem::data key: 1 node, 2 edge
 constexpr int kIndexRole = 1; ///< index into the drawn graph's nodes / edges
 
+/// The colours of the palette a widget paints with (light or dark, ViewPalette).
+const views::ViewPalette& paletteOf(const QWidget* widget) {
+  return widget ? views::ViewPalette::forPalette(widget->palette()) : views::ViewPalette::light();
+}
+
 /// A candidate: rounded box filled by outcome, id and speedup line; the best path outlined.
+/// Colours are picked at paint time from the viewport's palette (a palette change repaints).
 class CandidateItem : public QGraphicsItem {
 public:
-  CandidateItem(const views::LineageNode& node, const views::GraphNode& g, const QRectF& rect,
-                bool best, bool dimmed)
-      : m_rect(rect.translated(-rect.center())), m_title(g.title), m_detail(g.detail),
-        m_fill(views::outcomeFill(node.outcome)), m_border(views::outcomeBorder(node.outcome)),
-        m_best(best) {
-    setPos(rect.center());
+  explicit CandidateItem(const views::LineageSceneNode& node)
+      : m_rect(node.rect.translated(-node.rect.center())), m_title(node.title),
+        m_detail(node.detail), m_outcome(node.outcome), m_best(node.best) {
+    setPos(node.rect.center());
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
-    setOpacity(dimmed ? 0.45 : 1.0);
+    setOpacity(node.dimmed ? 0.45 : 1.0);
     setZValue(1);
-    QString tip =
-        QStringLiteral("%1 — %2\n%3").arg(g.title, views::outcomeName(node.outcome), node.author);
-    if (!node.record.rationale.empty())
-      tip += QLatin1Char('\n') + QString::fromStdString(node.record.rationale);
-    if (!node.record.codes.empty()) {
-      QStringList codes;
-      for (const std::string& c : node.record.codes)
-        codes << QString::fromStdString(c);
-      tip += QStringLiteral("\nfindings: ") + codes.join(QStringLiteral(", "));
-    }
-    if (node.record.predictedUs)
-      tip += QStringLiteral("\npredicted %1 µs").arg(*node.record.predictedUs, 0, 'f', 2);
-    if (node.record.measuredUs)
-      tip += QStringLiteral(", measured %1 µs").arg(*node.record.measuredUs, 0, 'f', 2);
-    setToolTip(tip);
+    setToolTip(node.tooltip);
   }
   QRectF boundingRect() const override { return m_rect.adjusted(-3, -3, 3, 3); }
-  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
-    p->setBrush(m_fill);
-    QPen pen(m_best ? views::bestPathColor() : m_border, m_best ? 3.0 : 1.2);
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget* widget) override {
+    const views::ViewPalette& vp = paletteOf(widget);
+    p->setBrush(views::outcomeFill(m_outcome, vp.dark));
+    QPen pen(m_best ? views::bestPathColor(vp.dark) : views::outcomeBorder(m_outcome, vp.dark),
+             m_best ? 3.0 : 1.2);
     p->setPen(pen);
     p->drawRoundedRect(m_rect, 5, 5);
     if (isSelected()) {
       p->setBrush(Qt::NoBrush);
-      p->setPen(QPen(QColor(0x21, 0x21, 0x21), 1.5, Qt::DashLine));
+      p->setPen(QPen(vp.text, 1.5, Qt::DashLine));
       p->drawRoundedRect(m_rect.adjusted(-2.5, -2.5, 2.5, 2.5), 6, 6);
     }
     // Text is unreadable below this scale: skip it on a zoomed-out large campaign.
     if (option->levelOfDetailFromTransform(p->worldTransform()) < 0.35)
       return;
-    p->setPen(QColor(0x1a, 0x1a, 0x1a));
-    QFont f(QStringLiteral("DejaVu Sans Mono"), 8);
-    f.setBold(true);
-    p->setFont(f);
+    static const QFont bold = [] {
+      QFont f(QStringLiteral("DejaVu Sans Mono"), 8);
+      f.setBold(true);
+      return f;
+    }();
+    static const QFont plain(QStringLiteral("DejaVu Sans Mono"), 8);
+    p->setPen(vp.text);
+    p->setFont(bold);
     QRectF top = m_rect.adjusted(6, 3, -6, -m_rect.height() / 2);
     p->drawText(top, Qt::AlignCenter,
-                QFontMetricsF(f).elidedText(m_title, Qt::ElideMiddle, top.width()));
-    f.setBold(false);
-    p->setFont(f);
+                QFontMetricsF(bold).elidedText(m_title, Qt::ElideMiddle, top.width()));
+    p->setFont(plain);
     QRectF bottom = m_rect.adjusted(6, m_rect.height() / 2, -6, -3);
     p->drawText(bottom, Qt::AlignCenter,
-                QFontMetricsF(f).elidedText(m_detail, Qt::ElideRight, bottom.width()));
+                QFontMetricsF(plain).elidedText(m_detail, Qt::ElideRight, bottom.width()));
   }
 
 private:
   QRectF m_rect;
   QString m_title, m_detail;
-  QColor m_fill, m_border;
+  views::CandidateOutcome m_outcome;
   bool m_best;
 };
 
-/// A parent → child edge: clickable along a widened stroke, arrow at the child.
+/// A parent → child edge: clickable along a widened stroke, arrow at the child; solid
+/// derived-from, dashed inspiration, dotted through hidden candidates, the best path wide.
 class LinkItem : public QGraphicsPathItem {
 public:
-  LinkItem(const QPainterPath& path, const QPolygonF& arrow, const QPen& pen)
-      : QGraphicsPathItem(path), m_arrow(arrow) {
-    setPen(pen);
+  explicit LinkItem(const views::LineageSceneEdge& edge)
+      : QGraphicsPathItem(edge.path), m_arrow(edge.arrow), m_kind(edge.kind), m_best(edge.best),
+        // QGraphicsPathItem's own rect strokes the path through shape(): on 2,000 edges that
+        // was the scene index's (first paint's) longest stall. The control points bound a
+        // Bézier; the margin covers the widest pen (best path, selected) and the arrow.
+        m_bounds(edge.path.controlPointRect().united(edge.arrow.boundingRect()).adjusted(-4, -4,
+                                                                                         4, 4)) {
     setFlag(ItemIsSelectable);
+    setToolTip(edge.tooltip);
+    setZValue(m_best ? 0.5 : 0);
   }
   QPainterPath shape() const override {
     QPainterPathStroker s;
@@ -105,11 +113,20 @@ public:
     out.addPolygon(m_arrow);
     return out;
   }
-  QRectF boundingRect() const override {
-    return QGraphicsPathItem::boundingRect().united(m_arrow.boundingRect()).adjusted(-4, -4, 4, 4);
-  }
-  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
-    QPen pen = this->pen();
+  QRectF boundingRect() const override { return m_bounds; }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget* widget) override {
+    const views::ViewPalette& vp = paletteOf(widget);
+    QPen pen(vp.border, 1.2);
+    if (m_kind == views::EdgeKind::Sync) {
+      pen.setStyle(Qt::DashLine);
+    } else if (m_kind == views::EdgeKind::Order) {
+      pen.setStyle(Qt::DotLine);
+      pen.setColor(vp.edgeOrder);
+    }
+    if (m_best) {
+      pen.setColor(views::bestPathColor(vp.dark));
+      pen.setWidthF(3.0);
+    }
     if (isSelected())
       pen.setWidthF(pen.widthF() + 2);
     p->setPen(pen);
@@ -124,6 +141,39 @@ public:
 
 private:
   QPolygonF m_arrow;
+  views::EdgeKind m_kind;
+  bool m_best;
+  QRectF m_bounds;
+};
+
+/// Deletes a replaced scene's items a time-boxed slice per event-loop turn: deleting thousands
+/// of items at once is a stall of its own. Owns the scene (and dies with the view).
+class SceneDisposer : public QObject {
+public:
+  SceneDisposer(QGraphicsScene* scene, QVector<QGraphicsItem*> items, QObject* parent)
+      : QObject(parent), m_scene(scene), m_items(std::move(items)) {
+    scene->setParent(this);
+    QTimer::singleShot(0, this, &SceneDisposer::step);
+  }
+
+private:
+  void step() {
+    QElapsedTimer t;
+    t.start();
+    while (m_next < m_items.size() && (m_next % 32 != 0 || t.elapsed() < LineageView::kSliceMs)) {
+      QGraphicsItem* item = m_items[m_next++];
+      m_scene->removeItem(item);
+      delete item;
+    }
+    if (m_next < m_items.size()) {
+      QTimer::singleShot(0, this, &SceneDisposer::step);
+      return;
+    }
+    deleteLater(); // the scene, empty now, with it
+  }
+  QGraphicsScene* m_scene;
+  QVector<QGraphicsItem*> m_items; ///< every item of the scene (no children)
+  qsizetype m_next = 0;
 };
 
 class LineageCanvas : public QGraphicsView {
@@ -141,16 +191,6 @@ protected:
     e->accept();
   }
 };
-
-QPolygonF arrowHead(QPointF base, QPointF tip) {
-  QLineF l(tip, base);
-  if (l.length() < 0.5)
-    return {};
-  QLineF side = l.normalVector();
-  side.setLength(3.5);
-  QPointF n = side.p2() - side.p1();
-  return QPolygonF({tip, base + n, base - n});
-}
 
 } // namespace
 
@@ -199,7 +239,6 @@ LineageView::LineageView(QWidget* parent) : QWidget(parent) {
   canvas->setDragMode(QGraphicsView::ScrollHandDrag);
   canvas->setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
   canvas->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
-  canvas->setBackgroundBrush(QColor(0xfb, 0xfc, 0xfe));
   canvas->setFrameShape(QFrame::NoFrame);
   m_canvas = canvas;
   v->addWidget(m_canvas, 1);
@@ -232,9 +271,27 @@ LineageView::LineageView(QWidget* parent) : QWidget(parent) {
   connect(m_scene, &QGraphicsScene::selectionChanged, this, &LineageView::onSceneSelection);
   connect(&m_worker, &views::GraphLayoutWorker::layoutFinished, this,
           &LineageView::onLayoutFinished);
+  m_pool.setMaxThreadCount(1);
+  m_pool.setExpiryTimeout(-1);
+  applyPalette();
 }
 
-LineageView::~LineageView() = default;
+void LineageView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange)
+    applyPalette();
+}
+
+void LineageView::applyPalette() {
+  m_canvas->setBackgroundBrush(views::ViewPalette::forPalette(palette()).canvas);
+  updateTitle(); // the legend's colour chips
+  m_canvas->viewport()->update();
+}
+
+LineageView::~LineageView() {
+  ++m_generation; // results still in flight are dropped
+  m_pool.waitForDone();
+}
 
 void LineageView::setLineage(const views::LineagePtr& lineage) {
   bool other = !m_lineage || !lineage || m_lineage->campaign != lineage->campaign;
@@ -315,103 +372,205 @@ void LineageView::updateTitle() {
                        .arg(l.campaign.toHtmlEscaped())
                        .arg(l.nodes.size())
                        .arg(best.toHtmlEscaped()));
+  const bool dark = views::ViewPalette::forPalette(palette()).dark;
   QStringList chips;
   for (int i = 0; i < views::kCandidateOutcomes; ++i) {
     auto o = views::CandidateOutcome(i);
     chips << QStringLiteral(
                  "<span style=\"background:%1;color:%2\">&nbsp;■&nbsp;</span>&nbsp;%3 %4")
-                 .arg(views::outcomeFill(o).name(), views::outcomeBorder(o).name(),
+                 .arg(views::outcomeFill(o, dark).name(), views::outcomeBorder(o, dark).name(),
                       views::outcomeName(o))
                  .arg(l.count(o));
   }
   chips << QStringLiteral("<span style=\"color:%1\"><b>━━</b></span>&nbsp;best path")
-               .arg(views::bestPathColor().name());
+               .arg(views::bestPathColor(dark).name());
   chips << tr("solid: derived from · dashed: inspiration · dotted: through hidden");
   m_legend->setText(chips.join(QStringLiteral("&nbsp;&nbsp; ")));
 }
 
+/// A scene being filled in slices on the GUI thread; swapped in for the shown one when full.
+struct LineageView::Build {
+  quint64 generation = 0;
+  views::LineagePtr lineage;
+  views::LineageGraphPtr graph;
+  views::GraphLayoutPtr layout;
+  views::LineageScenePtr data;
+  QGraphicsScene* scene = nullptr; ///< owned by the view until swapped in
+  QVector<QGraphicsItem*> nodeItems, edgeItems;
+  int nextNode = 0, nextEdge = 0;
+};
+
 void LineageView::rebuild() {
+  const quint64 generation = ++m_generation;
   if (!m_lineage) {
+    m_pending = false;
     m_requested.reset();
+    m_requestedLineage.reset();
+    m_shown.reset();
+    m_shownLineage.reset();
+    m_layout.reset();
+    m_nodeItems.clear();
+    m_edgeItems.clear();
+    m_quiet = true;
     m_scene->clear();
+    m_quiet = false;
     return;
   }
-  m_requested =
-      std::make_shared<const views::LineageGraph>(views::buildLineageGraph(*m_lineage, m_filter));
+  m_pending = true;
+  // The graph (filter, contracted edges, best path) on the view's worker thread: 2,000
+  // candidates took tens of milliseconds on the GUI thread.
+  views::LineagePtr lineage = m_lineage;
+  views::LineageFilter filter = m_filter;
+  QPointer<LineageView> self(this);
+  m_pool.start([self, generation, lineage, filter] {
+    QElapsedTimer t;
+    t.start();
+    auto graph = std::make_shared<const views::LineageGraph>(
+        views::buildLineageGraph(*lineage, filter));
+    qint64 ms = t.elapsed();
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, generation, lineage, graph, ms] {
+          if (self)
+            self->onGraphBuilt(generation, lineage, graph, ms);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void LineageView::onGraphBuilt(quint64 generation, views::LineagePtr lineage,
+                               views::LineageGraphPtr graph, qint64 ms) {
+  if (generation != m_generation)
+    return; // a newer lineage or filter since
+  m_timings = {};
+  m_timings.graphMs = ms;
+  m_requestedGeneration = generation;
+  m_requestedLineage = std::move(lineage);
+  m_requested = std::move(graph);
   m_worker.request(views::graphOf(m_requested), m_options);
 }
 
-bool LineageView::layoutPending() const {
-  return m_requested && m_shown != m_requested;
+void LineageView::onLayoutFinished(quint64, views::GraphPtr graph, views::GraphLayoutPtr layout) {
+  if (!m_requested || graph.get() != &m_requested->graph || m_requestedGeneration != m_generation)
+    return; // a layout of a graph since replaced, or about to be
+  auto build = std::make_shared<Build>();
+  build->generation = m_generation;
+  build->lineage = m_requestedLineage;
+  build->graph = m_requested;
+  build->layout = std::move(layout);
+  // Paths, arrow heads, texts and tooltips on the worker too; only items are made here.
+  QPointer<LineageView> self(this);
+  m_pool.start([self, build] {
+    QElapsedTimer t;
+    t.start();
+    build->data = std::make_shared<const views::LineageScene>(
+        views::buildLineageScene(*build->lineage, *build->graph, *build->layout));
+    qint64 ms = t.elapsed();
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, build, ms] {
+          if (!self || build->generation != self->m_generation)
+            return;
+          self->m_timings.sceneDataMs = ms;
+          self->startItems(build);
+        },
+        Qt::QueuedConnection);
+  });
 }
 
-void LineageView::onLayoutFinished(quint64, views::GraphPtr graph, views::GraphLayoutPtr layout) {
-  if (!m_requested || graph.get() != &m_requested->graph)
-    return; // a layout of a graph since replaced
-  m_shown = m_requested;
-  m_layout = layout;
-  buildScene();
+void LineageView::startItems(std::shared_ptr<Build> build) {
+  // A new scene is filled while the shown one stays on screen (and interactive), then swapped.
+  build->scene = new QGraphicsScene(this);
+  build->scene->setSceneRect(build->data->sceneRect);
+  build->nodeItems.resize(build->data->nodes.size());
+  build->edgeItems.fill(nullptr, build->data->edges.size());
+  fillSlice(std::move(build));
+}
+
+void LineageView::fillSlice(std::shared_ptr<Build> build) {
+  if (build->generation != m_generation) {
+    disposeScene(build->scene, build->nodeItems + build->edgeItems); // superseded while filled
+    return;
+  }
+  QElapsedTimer t;
+  t.start();
+  const views::LineageScene& d = *build->data;
+  // Check the clock every few items: one item costs microseconds, the box is kSliceMs.
+  auto boxFull = [&](int made) { return made % 32 == 0 && t.elapsed() >= kSliceMs; };
+  int made = 0;
+  while (build->nextNode < d.nodes.size() && !boxFull(++made)) {
+    int i = build->nextNode++;
+    auto* item = new CandidateItem(d.nodes[i]);
+    item->setData(kKindRole, 1);
+    item->setData(kIndexRole, i);
+    build->scene->addItem(item);
+    build->nodeItems[i] = item;
+  }
+  while (build->nextNode >= d.nodes.size() && build->nextEdge < d.edges.size() &&
+         !boxFull(++made)) {
+    int k = build->nextEdge++;
+    if (d.edges[k].path.isEmpty())
+      continue;
+    auto* item = new LinkItem(d.edges[k]);
+    item->setData(kKindRole, 2);
+    item->setData(kIndexRole, k);
+    build->scene->addItem(item);
+    build->edgeItems[k] = item;
+  }
+  qint64 ms = t.elapsed();
+  m_timings.itemsMs += ms;
+  m_timings.longestSliceMs = std::max(m_timings.longestSliceMs, ms);
+  ++m_timings.slices;
+  if (build->nextNode < d.nodes.size() || build->nextEdge < d.edges.size()) {
+    // Let input and paints through between slices.
+    QTimer::singleShot(0, this, [this, build] { fillSlice(build); });
+    return;
+  }
+  finishBuild(build);
+}
+
+void LineageView::finishBuild(const std::shared_ptr<Build>& build) {
+  QElapsedTimer t;
+  t.start();
+  m_quiet = true;
+  QGraphicsScene* old = m_scene;
+  m_scene = build->scene;
+  build->scene = nullptr;
+  m_canvas->setScene(m_scene);
+  connect(m_scene, &QGraphicsScene::selectionChanged, this, &LineageView::onSceneSelection);
+  QVector<QGraphicsItem*> oldItems = m_nodeItems + m_edgeItems;
+  m_shownLineage = build->lineage;
+  m_shown = build->graph;
+  m_layout = build->layout;
+  m_nodeItems = std::move(build->nodeItems);
+  m_edgeItems = std::move(build->edgeItems);
+  int current = m_current.isEmpty() ? -1 : m_shown->graph.indexOf(m_current);
+  if (current >= 0 && current < m_nodeItems.size())
+    m_nodeItems[current]->setSelected(true);
+  m_quiet = false;
+  disposeScene(old, std::move(oldItems));
+  if (!m_fitted)
+    showOverview();
+  if (std::exchange(m_centreCurrent, false) && current >= 0 && current < m_nodeItems.size())
+    m_canvas->centerOn(m_nodeItems[current]); // selected while this layout was on its way
+  m_pending = false;
+  m_timings.swapMs = t.elapsed();
   Q_EMIT layoutShown();
 }
 
-void LineageView::buildScene() {
-  QElapsedTimer timer;
-  timer.start();
-  m_quiet = true;
-  m_scene->clear();
-  const views::LineageGraph& g = *m_shown;
-  const views::GraphLayout& l = *m_layout;
-  for (int i = 0; i < g.graph.nodes.size() && i < l.nodes.size(); ++i) {
-    auto* item = new CandidateItem(m_lineage->nodes[g.nodeCandidate[i]], g.graph.nodes[i],
-                                   l.nodes[i].rect(), g.nodeBest[i], g.nodeDimmed[i]);
-    item->setData(kKindRole, 1);
-    item->setData(kIndexRole, i);
-    m_scene->addItem(item);
-    if (g.graph.nodes[i].id == m_current)
-      item->setSelected(true);
-  }
-  for (int k = 0; k < g.graph.edges.size() && k < l.edges.size(); ++k) {
-    const views::EdgeGeometry& geo = l.edges[k];
-    if (geo.points.size() < 2)
-      continue;
-    QPainterPath path(geo.points[0]);
-    for (int p = 1; p + 2 < geo.points.size(); p += 3)
-      path.cubicTo(geo.points[p], geo.points[p + 1], geo.points[p + 2]);
-    if (geo.points.size() % 3 != 1)
-      path.lineTo(geo.points.last());
-    QPen pen(QColor(0x78, 0x86, 0x94), 1.2);
-    switch (g.graph.edges[k].kind) {
-    case views::EdgeKind::Sync:
-      pen.setStyle(Qt::DashLine);
-      break;
-    case views::EdgeKind::Order:
-      pen.setStyle(Qt::DotLine);
-      pen.setColor(QColor(0xa0, 0xa8, 0xb0));
-      break;
-    default:
-      break;
-    }
-    if (g.edgeBest[k]) {
-      pen.setColor(views::bestPathColor());
-      pen.setWidthF(3.0);
-    }
-    auto* item = new LinkItem(
-        path, geo.hasArrow ? arrowHead(geo.points.last(), geo.arrowTip) : QPolygonF(), pen);
-    item->setData(kKindRole, 2);
-    item->setData(kIndexRole, k);
-    item->setToolTip(g.graph.edges[k].tooltip + tr("\nclick: compare parent and child"));
-    item->setZValue(g.edgeBest[k] ? 0.5 : 0);
-    m_scene->addItem(item);
-  }
-  m_scene->setSceneRect(l.bounds.adjusted(-20, -20, 20, 20));
-  m_quiet = false;
-  if (!m_fitted)
-    showOverview();
-  m_sceneMs = timer.elapsed();
+void LineageView::disposeScene(QGraphicsScene* scene, QVector<QGraphicsItem*> items) {
+  if (!scene)
+    return;
+  scene->disconnect(this);
+  items.removeAll(nullptr);
+  if (items.size() <= 256)
+    delete scene;
+  else
+    new SceneDisposer(scene, std::move(items), this);
 }
 
 void LineageView::fitToView() {
-  if (m_scene->items().isEmpty())
+  if (m_nodeItems.isEmpty())
     return;
   m_canvas->fitInView(m_scene->sceneRect(), Qt::KeepAspectRatio);
   // Never magnify a small lineage beyond its natural size.
@@ -429,7 +588,7 @@ void LineageView::showOverview() {
   m_canvas->setTransform(QTransform::fromScale(kReadableScale, kReadableScale));
   QRectF path;
   int best = -1;
-  for (const QString& id : m_lineage ? m_lineage->bestPath : QStringList())
+  for (const QString& id : m_shownLineage ? m_shownLineage->bestPath : QStringList())
     if (int n = m_shown->graph.indexOf(id); n >= 0 && n < m_layout->nodes.size()) {
       path = path.isNull() ? m_layout->nodes[n].rect() : path.united(m_layout->nodes[n].rect());
       best = n;
@@ -463,47 +622,41 @@ void LineageView::onSceneSelection() {
 }
 
 bool LineageView::selectCandidate(const QString& id) {
-  m_quiet = true;
-  bool found = false;
-  for (QGraphicsItem* item : m_scene->items()) {
-    bool match = item->data(kKindRole).toInt() == 1 && m_shown &&
-                 m_shown->graph.nodes[item->data(kIndexRole).toInt()].id == id;
-    item->setSelected(match);
-    if (match) {
-      m_canvas->centerOn(item);
-      found = true;
-    }
-  }
-  if (found)
+  // Remembered for a layout still on its way (the editor opened a candidate of a new import).
+  if (m_lineage && m_lineage->indexOf(id) >= 0) {
     m_current = id;
+    m_centreCurrent = m_pending;
+  }
+  int i = m_shown ? m_shown->graph.indexOf(id) : -1;
+  if (i < 0 || i >= m_nodeItems.size())
+    return false;
+  m_quiet = true;
+  m_scene->clearSelection();
+  m_nodeItems[i]->setSelected(true);
+  m_canvas->centerOn(m_nodeItems[i]);
+  m_current = id;
   m_quiet = false;
-  return found;
+  return true;
 }
 
 bool LineageView::activateCandidate(const QString& id) {
-  if (!m_shown || m_shown->graph.indexOf(id) < 0)
+  int i = m_shown ? m_shown->graph.indexOf(id) : -1;
+  if (i < 0 || i >= m_nodeItems.size())
     return false;
   m_scene->clearSelection();
-  for (QGraphicsItem* item : m_scene->items())
-    if (item->data(kKindRole).toInt() == 1 &&
-        m_shown->graph.nodes[item->data(kIndexRole).toInt()].id == id) {
-      item->setSelected(true);
-      return true;
-    }
-  return false;
+  m_nodeItems[i]->setSelected(true);
+  return true;
 }
 
 bool LineageView::activateEdge(const QString& parent, const QString& child) {
   if (!m_shown)
     return false;
   int from = m_shown->graph.indexOf(parent), to = m_shown->graph.indexOf(child);
-  m_scene->clearSelection();
-  for (QGraphicsItem* item : m_scene->items()) {
-    if (item->data(kKindRole).toInt() != 2)
-      continue;
-    const views::GraphEdge& e = m_shown->graph.edges[item->data(kIndexRole).toInt()];
-    if (e.from == from && e.to == to) {
-      item->setSelected(true);
+  for (int k = 0; k < m_shown->graph.edges.size() && k < m_edgeItems.size(); ++k) {
+    const views::GraphEdge& e = m_shown->graph.edges[k];
+    if (e.from == from && e.to == to && m_edgeItems[k]) {
+      m_scene->clearSelection();
+      m_edgeItems[k]->setSelected(true);
       return true;
     }
   }

@@ -10,7 +10,7 @@
 
 #include <QFileSystemWatcher>
 #include <QObject>
-#include <QSet>
+#include <QHash>
 #include <QTimer>
 
 namespace cake::views {
@@ -35,8 +35,9 @@ public:
   void setWorkspace(const QString& dir) { m_workspace = dir; }
   const QString& workspace() const { return m_workspace; }
   /// Imports the campaign folder (Import job), then shows that campaign and watches the
-  /// folder. Waits for the compiler when it is not loaded yet. Returns false without a
-  /// workspace.
+  /// folder. Waits for the compiler when it is not loaded yet. Imports run one at a time, in
+  /// the order asked (one SQLite writer; the last one asked is shown). Returns false without
+  /// a workspace.
   bool importFolder(const QString& dir);
   /// Shows a stored campaign (Import job reading the store) and watches its folder when it
   /// still exists. `failed` when no campaign has that name.
@@ -51,7 +52,9 @@ public:
   /// The quiet time after the last change before a re-import (default 300 ms).
   void setDebounceMs(int ms) { m_debounce.setInterval(ms); }
   /// Import or read jobs queued or running (0: idle).
-  int pendingJobs() const { return m_running + (m_rerun ? 1 : 0); }
+  int pendingJobs() const { return m_running + int(m_queue.size()) + (m_rerun ? 1 : 0); }
+  /// Folder imports queued or running: each ends with `imported` or `failed`.
+  int pendingImports() const { return m_importing + int(m_queue.size()) + (m_rerun ? 1 : 0); }
 
 Q_SIGNALS:
   /// An import finished (also one started by the watch).
@@ -67,6 +70,8 @@ private:
   void startJob(const QString& folder, const QString& campaign, bool fromWatch);
   void watch(const QString& folder);
   void onChanged();
+  /// Starts the next queued import when none runs and the compiler is loaded.
+  void startQueued();
 
   CompileSession* m_session;
   QString m_workspace;
@@ -77,7 +82,10 @@ private:
   QString m_watchFolder;
   bool m_watchOn = true;
   int m_running = 0;
-  QSet<quint64> m_jobs; ///< Import jobs of this controller in flight
+  int m_importing = 0;    ///< running jobs that import a folder
+  QStringList m_queue;    ///< folders waiting for the running import (or the compiler)
+  bool m_waiting = false; ///< waiting for compilerReady
+  QHash<quint64, bool> m_jobs; ///< Import jobs of this controller in flight → imports a folder
   bool m_rerun = false; ///< a change arrived while an import was running
 };
 

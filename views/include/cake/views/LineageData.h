@@ -29,11 +29,12 @@ inline constexpr int kCandidateOutcomes = 4;
 QString outcomeName(CandidateOutcome outcome);
 /// The outcome named by outcomeName(), or nullopt.
 std::optional<CandidateOutcome> outcomeFromName(const QString& name);
-/// Node fill and border colours of an outcome (light fills: the text stays dark).
-QColor outcomeFill(CandidateOutcome outcome);
-QColor outcomeBorder(CandidateOutcome outcome);
+/// Node fill and border colours of an outcome: light fills under dark text, or (`dark`, the
+/// ViewPalette's dark variant) deep fills under light text.
+QColor outcomeFill(CandidateOutcome outcome, bool dark = false);
+QColor outcomeBorder(CandidateOutcome outcome, bool dark = false);
 /// The outline and edge colour of the best-so-far path.
-QColor bestPathColor();
+QColor bestPathColor(bool dark = false);
 
 CandidateOutcome outcomeOf(const ws::CandidateRecord& candidate);
 /// "name (kind)", with the run when given: "cake evolve (search, islands/islands/seed=1)";
@@ -62,6 +63,9 @@ struct Lineage {
   QHash<QString, int> index; ///< id → nodes index
   QStringList bestPath;      ///< campaign::bestPath: root first
   int indexOf(const QString& id) const { return index.value(id, -1); }
+  /// The candidate whose kernel file (`folder`/kernel) is `path` (symlinks resolved for both
+  /// folders), or -1: the editor's file as a node of the shown campaign.
+  int indexOfKernel(const QString& path) const;
   /// The distinct author labels and finding codes, sorted (the filter choices).
   QStringList authors() const;
   QStringList codes() const;
