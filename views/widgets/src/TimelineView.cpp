@@ -534,6 +534,9 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
   button(tr("Fit"), tr("Show the whole trace (0)"), [this] { fitAll(); });
   button(tr("Focus"), tr("Show the selected operation's events (F)"), [this] { focusSelection(); });
   m_axisBox->setObjectName(QStringLiteral("timelineAxis"));
+  // Narrow: the dock sits beside the findings and the window stays under 960 px wide.
+  m_axisBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_axisBox->setMinimumContentsLength(8);
   m_axisBox->addItem(tr("predicted µs"), int(Axis::Time));
   m_axisBox->addItem(tr("logical steps"), int(Axis::Steps));
   m_axisBox->setToolTip(tr("x axis: the cost model's predicted time of one CTA (busiest SM), or "
@@ -545,7 +548,7 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
   m_legendBox->setChecked(true);
   connect(m_legendBox, &QCheckBox::toggled, m_legend, &QWidget::setVisible);
   bar->addWidget(m_legendBox);
-  button(tr("Export trace…"), tr("Chrome / Perfetto trace JSON"), [this] {
+  button(tr("Export…"), tr("Export the trace as Chrome / Perfetto trace JSON"), [this] {
     QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QStringLiteral("trace.json"),
                                                 tr("Chrome trace JSON (*.json)"));
     QString error;
