@@ -164,6 +164,7 @@ void MainWindow::buildViews() {
   m_graphDock->raise();
   m_timelineDock->raise();
   connect(m_session, &views::CompileSession::costFinished, m_performance, &widgets::PerformanceView::setCost);
+  connect(m_session, &views::CompileSession::costFinished, m_timeline, &widgets::TimelineView::setCost);
   connect(m_session, &views::CompileSession::costFinished, this, [this](const views::CostSnapshotPtr& cost) {
     if (cost)
       m_graph->setCostShares(cost->checkJob, cost->shares);

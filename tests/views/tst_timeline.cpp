@@ -1,9 +1,12 @@
 // Timeline tests: geometry math (time ↔ x, zoom around the cursor, pan, focus, clamping,
 // lanes, hit testing) as data-driven tables, and the timeline data of the Hopper GEMM and of
 // deadlocked kernels (lanes, non-overlapping blocks, flows with slot/phase labels, findings,
-// the blocked waits with their root cause and consequences).
+// the blocked waits with their root cause and consequences); the level of detail (flows merged
+// per pixel bucket, label collision), the axis format, and the timeline in predicted time for
+// several corpus kernels.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ViewsTestUtil.h"
+#include "cake/Cost/CostModel.h"
 #include "cake/views/TimelineGeometry.h"
 
 #include <QtTest>
@@ -187,6 +190,229 @@ private Q_SLOTS:
     QCOMPARE(d.blocksInRange(1, 0, 100), QVector<int>({3, 4}));
     QCOMPARE(d.blocksInRange(1, 1, 5), QVector<int>());
     QCOMPARE(d.blocksInRange(7, 0, 100), QVector<int>());
+  }
+
+  // ------------------------------------------------------------------ level of detail
+
+  void placeLabels_data() {
+    QTest::addColumn<QVector<QRectF>>("rects");
+    QTest::addColumn<double>("gap");
+    QTest::addColumn<QVector<int>>("kept");
+    QTest::newRow("none") << QVector<QRectF>() << 2.0 << QVector<int>();
+    QTest::newRow("apart") << QVector<QRectF>{{0, 0, 40, 12}, {60, 0, 40, 12}} << 2.0
+                           << QVector<int>{0, 1};
+    QTest::newRow("overlap: first wins") << QVector<QRectF>{{0, 0, 40, 12}, {30, 4, 40, 12}}
+                                         << 2.0 << QVector<int>{0};
+    QTest::newRow("touching within the gap") << QVector<QRectF>{{0, 0, 40, 12}, {41, 0, 40, 12}}
+                                             << 2.0 << QVector<int>{0};
+    QTest::newRow("touching, no gap") << QVector<QRectF>{{0, 0, 40, 12}, {40.5, 0, 40, 12}}
+                                      << 0.0 << QVector<int>{0, 1};
+    QTest::newRow("other row") << QVector<QRectF>{{0, 0, 40, 12}, {10, 20, 40, 12}} << 2.0
+                               << QVector<int>{0, 1};
+    // The third collides with the second, which was dropped: it is kept (only kept ones block).
+    QTest::newRow("chain") << QVector<QRectF>{{0, 0, 40, 12}, {35, 0, 40, 12}, {70, 0, 40, 12}}
+                           << 2.0 << QVector<int>{0, 2};
+    QTest::newRow("wide over many cells")
+        << QVector<QRectF>{{-300, 100, 900, 14}, {500, 105, 10, 10}, {610, 100, 20, 14}} << 2.0
+        << QVector<int>{0, 2};
+    QTest::newRow("empty rect skipped") << QVector<QRectF>{{0, 0, 0, 0}, {0, 0, 10, 10}} << 2.0
+                                        << QVector<int>{1};
+  }
+  void placeLabels() {
+    QFETCH(QVector<QRectF>, rects);
+    QFETCH(double, gap);
+    QFETCH(QVector<int>, kept);
+    QCOMPARE(views::placeLabels(rects, gap), kept);
+  }
+
+  /// Many labels: no two kept ones overlap, and each dropped one overlaps a kept one.
+  void placeLabelsDense() {
+    QVector<QRectF> rects;
+    for (int i = 0; i < 2000; ++i)
+      rects << QRectF((i * 37) % 1200, (i * 11) % 300, 30 + i % 50, 12);
+    QVector<int> kept = views::placeLabels(rects, 1);
+    QVERIFY(kept.size() > 10 && kept.size() < rects.size());
+    QSet<int> keptSet(kept.begin(), kept.end());
+    for (int a = 0; a < kept.size(); ++a)
+      for (int b = a + 1; b < kept.size(); ++b)
+        QVERIFY(!rects[kept[a]].adjusted(-1, -1, 1, 1).intersects(rects[kept[b]]));
+    for (int i = 0; i < rects.size(); ++i)
+      if (!keptSet.contains(i)) {
+        bool blocked = false;
+        for (int k : kept)
+          blocked = blocked || (k < i && rects[k].intersects(rects[i].adjusted(-1, -1, 1, 1)));
+        QVERIFY2(blocked, qPrintable(QString::number(i)));
+      }
+  }
+
+  void groupFlows_data() {
+    QTest::addColumn<double>("viewEnd");
+    QTest::addColumn<int>("groups");
+    QTest::addColumn<QStringList>("labels");
+    // 40 flows lane 0 → 1 at t = 0, 10, ..., 390 labelled full[i%4]; 2 flows 0 → 2 at 0, 10;
+    // 4 flows 1 → 0 at 5, 105...
+    // 1000 px wide: a view of 1000 units is 1 px a unit, 80 units per 8-px bucket.
+    QTest::newRow("zoomed in: all apart") << 400.0 << 46 << QStringList();
+    QTest::newRow("zoomed out: per bucket")
+        << 100000.0 << 3 << QStringList{"40 arrows", "done ×2", "empty[0] ×4"};
+    QTest::newRow("middle: 32-unit buckets") << 4000.0 << 13 + 1 + 4 << QStringList();
+  }
+  void groupFlows() {
+    QFETCH(double, viewEnd);
+    QFETCH(int, groups);
+    QFETCH(QStringList, labels);
+    views::TimelineData d;
+    d.lanes = QStringList{"producer", "consumer"};
+    for (int i = 0; i < 40; ++i) {
+      views::TimelineFlow f;
+      f.fromLane = 0;
+      f.toLane = 1;
+      f.fromTime = i * 10;
+      f.toTime = i * 10 + 2;
+      f.toBlock = i;
+      f.label = QStringLiteral("full[%1]").arg(i % 4);
+      d.flows << f;
+    }
+    // Two flows from lane 0 into a third lane at the same times as two of the first: a group
+    // of their own (same tail lane, other head lane).
+    d.lanes << QStringLiteral("epilogue");
+    for (int i = 0; i < 2; ++i) {
+      views::TimelineFlow f;
+      f.fromLane = 0;
+      f.toLane = 2;
+      f.fromTime = i * 10;
+      f.toTime = i * 10 + 2;
+      f.toBlock = 200 + i;
+      f.label = QStringLiteral("done");
+      d.flows << f;
+    }
+    for (int i = 0; i < 4; ++i) {
+      views::TimelineFlow f;
+      f.fromLane = 1;
+      f.toLane = 0;
+      f.fromTime = 5 + i * 100;
+      f.toTime = 6 + i * 100;
+      f.toBlock = 100 + i;
+      f.label = QStringLiteral("empty[0]");
+      d.flows << f;
+    }
+    TimelineGeometry g;
+    g.left = 0;
+    g.width = 1000;
+    g.setRange(0, viewEnd);
+    QVector<views::TimelineFlowGroup> out = views::groupFlows(d, g, 8);
+    QCOMPARE(out.size(), groups);
+    int total = 0;
+    for (const views::TimelineFlowGroup& grp : out) {
+      total += grp.count;
+      QVERIFY(grp.count >= 1);
+    }
+    QCOMPARE(total, 46); // every visible flow is in one group
+    if (!labels.isEmpty()) {
+      QStringList got;
+      for (const views::TimelineFlowGroup& grp : out)
+        got << grp.label(d);
+      QCOMPARE(got, labels);
+    }
+    // A highlighted flow (its wait block selected) is never merged away.
+    QVector<views::TimelineFlowGroup> kept = views::groupFlows(d, g, 8, {7});
+    bool alone = false;
+    for (const views::TimelineFlowGroup& grp : kept)
+      alone = alone || (grp.first == 7 && grp.count == 1);
+    QVERIFY(alone);
+    // Flows outside the view are not grouped at all.
+    g.setRange(10000, 10000 + viewEnd);
+    QVERIFY(views::groupFlows(d, g, 8).isEmpty());
+  }
+
+  void formatTime_data() {
+    QTest::addColumn<double>("units");
+    QTest::addColumn<double>("unitsPerUs");
+    QTest::addColumn<double>("span");
+    QTest::addColumn<QString>("time");
+    QTest::addColumn<QString>("duration");
+    QTest::newRow("steps") << 12.0 << 0.0 << 5.0 << "12" << "12 steps";
+    QTest::newRow("one step") << 1.0 << 0.0 << 1.0 << "1" << "1 step";
+    QTest::newRow("µs, 0.5 µs ticks") << 1.5e6 << 1e6 << 0.5e6 << "1.5 µs" << "1.50 µs";
+    QTest::newRow("µs, 1 µs ticks") << 3e6 << 1e6 << 1e6 << "3 µs" << "3.00 µs";
+    QTest::newRow("ns ticks") << 350e3 << 1e6 << 50e3 << "350 ns" << "350 ns";
+    QTest::newRow("ms ticks") << 4e9 << 1e6 << 2e9 << "4 ms" << "4.00 ms";
+    QTest::newRow("12.5 µs") << 12.5e6 << 1e6 << 0.1e6 << "12.5 µs" << "12.5 µs";
+  }
+  void formatTime() {
+    QFETCH(double, units);
+    QFETCH(double, unitsPerUs);
+    QFETCH(double, span);
+    QFETCH(QString, time);
+    QFETCH(QString, duration);
+    QCOMPARE(views::formatTimelineTime(units, unitsPerUs, span), time);
+    QCOMPARE(views::formatTimelineDuration(units, unitsPerUs), duration);
+  }
+
+  // ------------------------------------------------------------------ predicted time axis
+
+  void timelineInTime_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("hopper gemm") << "hopper_gemm/gemm_ws.cake";
+    QTest::newRow("ampere cp.async") << "ampere_gemm/gemm_cp_async.cake";
+    QTest::newRow("blackwell tcgen05") << "blackwell_gemm/gemm_tcgen05.cake";
+    QTest::newRow("flash attention") << "flash_attention/fa_fwd.cake";
+    QTest::newRow("softmax") << "softmax/row_softmax.cake";
+    QTest::newRow("rmsnorm") << "rmsnorm/rmsnorm.cake";
+  }
+  /// The timeline on the cost model's time axis: every block at its event's predicted
+  /// interval, lanes sorted and non-overlapping, flows forward in time, all of it within the
+  /// predicted time of one CTA.
+  void timelineInTime() {
+    QFETCH(QString, file);
+    auto snap = test::corpusSnapshot(file);
+    QVERIFY(snap->result.accepted);
+    cost::Options o;
+    o.hints = false;
+    cost::Estimate e = cost::estimate(*test::compiler(), snap->result, o);
+    QVERIFY2(e.ok, e.error.c_str());
+    const auto& trace = snap->result.verification.trace;
+    QCOMPARE(e.schedule.size(), trace.size());
+    const views::TimelineData& steps = snap->views->timeline;
+    views::TimelineData t = views::timelineInTime(steps, e.schedule, trace.size());
+    QVERIFY(t.inTime());
+    QVERIFY(!steps.inTime());
+    QCOMPARE(t.lanes, steps.lanes);
+    QVERIFY(t.endTime > 0);
+    // Within one CTA's predicted time (the schedule covers the analysed tiles).
+    QVERIFY2(double(t.endTime) / t.unitsPerUs <= e.ctaUs * (1 + 1e-9) + 1e-6,
+             qPrintable(QStringLiteral("%1 > %2").arg(double(t.endTime) / t.unitsPerUs).arg(e.ctaUs)));
+    int ops = 0, stepOps = 0;
+    for (const views::TimelineBlock& b : steps.blocks)
+      stepOps += b.kind == views::TimelineBlock::Kind::Op;
+    for (int k = 0; k < t.blocks.size(); ++k) {
+      const views::TimelineBlock& b = t.blocks[k];
+      QVERIFY(b.end > b.start);
+      const cost::EventTime& et = e.schedule[std::size_t(b.event)];
+      QVERIFY(qAbs(double(b.start) - et.startUs * t.unitsPerUs) <= 1);
+      ops += b.kind == views::TimelineBlock::Kind::Op;
+      if (k > 0 && t.blocks[k - 1].lane == b.lane)
+        QVERIFY2(t.blocks[k - 1].end <= b.start,
+                 qPrintable(QStringLiteral("%1 ends %2 after %3 starts %4")
+                                .arg(t.blocks[k - 1].label).arg(t.blocks[k - 1].end)
+                                .arg(b.label).arg(b.start)));
+      if (k > 0)
+        QVERIFY(t.blocks[k - 1].lane <= b.lane);
+    }
+    QCOMPARE(ops, stepOps); // no operation is lost
+    for (const views::TimelineFlow& f : t.flows) {
+      QVERIFY(f.fromTime <= f.toTime);
+      if (f.toBlock >= 0)
+        QCOMPARE(t.blocks[f.toBlock].lane, f.toLane);
+    }
+    for (int k = 1; k < t.marks.size(); ++k)
+      QVERIFY(t.marks[k - 1].time <= t.marks[k].time);
+    for (auto it = t.blocksOfOp.begin(); it != t.blocksOfOp.end(); ++it)
+      for (int b : it.value())
+        QCOMPARE(t.blocks[b].op, it.key());
+    // A schedule of another trace is refused: the steps stay.
+    std::vector<cost::EventTime> wrong(e.schedule.begin(), e.schedule.end() - 1);
+    QVERIFY(!views::timelineInTime(steps, wrong, trace.size()).inTime());
   }
 
   void hopperGemmTimeline() {

@@ -5,6 +5,7 @@
 
 #include "cake/Driver/Compiler.h"
 #include "cake/Verify/BankModel.h"
+#include "cake/Verify/SmemFootprint.h"
 
 #include <algorithm>
 #include <cmath>
@@ -57,17 +58,51 @@ QVector<MemoryOverlap> findOverlaps(const QVector<MemoryRegion>& regions,
   return merged;
 }
 
+namespace {
+QString groupedBytes(qint64 n) {
+  QString digits = QString::number(n < 0 ? -n : n), out;
+  for (int i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0)
+      out += QLatin1Char(',');
+    out += digits[i];
+  }
+  return (n < 0 ? QStringLiteral("-") : QString()) + out + QStringLiteral(" B");
+}
+} // namespace
+
+QString MemoryMap::perCtaSummary() const {
+  QString s = QStringLiteral("per CTA: needs %1 = buffers %2 + mbarriers %3")
+                  .arg(groupedBytes(total), groupedBytes(buffersEnd), groupedBytes(barrierBytes));
+  if (qint64 pad = total - buffersEnd - barrierBytes; pad > 0)
+    s += QStringLiteral(" + %1 alignment").arg(groupedBytes(pad));
+  return s;
+}
+
+QString MemoryMap::perSmSummary() const {
+  if (perSm <= 0 || total <= 0)
+    return {};
+  return QStringLiteral("per SM (residency): %1 a CTA with the reserved %2, %3 CTA(s) in %4")
+      .arg(groupedBytes(withReserved), groupedBytes(reserved))
+      .arg(withReserved > 0 ? perSm / withReserved : 0)
+      .arg(groupedBytes(perSm));
+}
+
 MemoryMap buildMemoryMap(const driver::CheckResult& r) {
   MemoryMap map;
   const sema::KernelModel& m = r.model;
   const verify::ResourceSummary& res = r.verification.resources;
   map.target = QString::fromStdString(m.targetName);
   map.limit = res.smemLimit > 0 ? res.smemLimit : (m.target ? m.target->limit("smem_per_cta_bytes") : 0);
-  map.buffersEnd = m.smemBytes();
-  // The same placement the resource analysis and lowering use: derived words after the buffers.
-  map.barrierBytes = m.derivedSmemBytes();
-  qint64 barrierStart = ((map.buffersEnd + 7) / 8) * 8;
-  map.total = r.verification.ran ? res.smemTotal : barrierStart + map.barrierBytes;
+  // The footprint the resource analysis reports (computed once, also without an analysis):
+  // derived words after the buffers, as lowering places them.
+  const verify::SmemFootprint footprint = verify::smemFootprint(m);
+  map.buffersEnd = footprint.buffers;
+  map.barrierBytes = footprint.barriers;
+  map.total = footprint.total;
+  map.reserved = footprint.reserved;
+  map.withReserved = footprint.withReserved;
+  map.perSm = footprint.perSm;
+  const qint64 barrierStart = map.total - map.barrierBytes;
 
   QVector<int> smem;
   QVector<QString> pools(int(m.buffers.size()));

@@ -188,15 +188,11 @@ void measuredRuns(const CheckSnapshot& check, const cost::Estimate& e, const tar
 } // namespace
 
 QHash<int, double> costShares(const cost::Estimate& estimate) {
+  // The cost model's one per-op time figure (OpCost::timeShare), as `cake cost` prints it.
   QHash<int, double> shares;
-  double total = 0;
   for (const cost::OpCost& o : estimate.perOp)
-    total += std::max(0.0, o.pipeUs + o.causedUs);
-  if (total <= 0)
-    return shares;
-  for (const cost::OpCost& o : estimate.perOp)
-    if (double us = o.pipeUs + o.causedUs; us > 0)
-      shares[int(o.op)] += us / total;
+    if (o.timeShare > 0)
+      shares[int(o.op)] += o.timeShare;
   return shares;
 }
 
@@ -281,28 +277,36 @@ PerformanceData performanceData(const CheckSnapshot& check, const cost::Estimate
   points << d.measured;
   g.fit(points);
 
-  // Per-op breakdown: pipe time and the waiting each op causes, largest first.
+  // Per-op breakdown: the op's share of the predicted time (OpCost::timeUs, busiest SM; the
+  // bars of all ops add up to at most the kernel's time), split in the proportion of its pipe
+  // time and the critical-role waiting it causes (those overlap, so their raw sum can exceed
+  // the kernel's time; the tooltip gives them), largest first.
   QVector<TimeBar> ops;
   for (std::size_t i = 0; i < e.perOp.size(); ++i) {
     const cost::OpCost& o = e.perOp[i];
-    double us = o.pipeUs + o.causedUs;
-    if (us <= 0)
+    double raw = o.pipeUs + o.causedUs;
+    if (raw <= 0 || o.timeUs <= 0)
       continue;
     TimeBar b;
     b.op = int(o.op);
     b.line = lineOf(r, o.range);
     b.label = QStringLiteral("%1 (line %2)").arg(qs(o.primitive)).arg(b.line);
-    b.us = o.pipeUs;
-    b.waitUs = o.causedUs;
+    b.us = o.timeUs * o.pipeUs / raw;
+    b.waitUs = o.timeUs * o.causedUs / raw;
     bool bottleneck =
         std::find(e.bottleneckOps.begin(), e.bottleneckOps.end(), i) != e.bottleneckOps.end();
     if (bottleneck)
       b.label += QStringLiteral(" ★");
     b.detail =
-        QStringLiteral("%1 on the %2 pipe: %3 us busy, %4 us of critical-role waiting caused%5")
-            .arg(qs(o.costClass), qs(o.pipe), number(o.pipeUs), number(o.causedUs),
-                 bottleneck ? QStringLiteral("; behind the bottleneck (%1% share)")
-                                  .arg(o.share * 100, 0, 'f', 0)
+        QStringLiteral("%1 on the %2 pipe: %3% of the predicted time (%4 us, busiest SM); "
+                       "raw: %5 us pipe busy on the busiest SM, %6 us of critical-role waiting "
+                       "caused%7")
+            .arg(qs(o.costClass), qs(o.pipe))
+            .arg(o.timeShare * 100, 0, 'f', 1)
+            .arg(number(o.timeUs), number(o.pipeUs), number(o.causedUs),
+                 bottleneck ? QStringLiteral("; behind the bottleneck: %1% of %2")
+                                  .arg(o.share * 100, 0, 'f', 1)
+                                  .arg(qs(e.bottleneckResource))
                             : QString());
     ops << b;
   }
@@ -369,6 +373,9 @@ CostSnapshotPtr buildCostSnapshot(const driver::Compiler& compiler, const CheckS
       runs = loadRuns(workspace, nullptr); // an unreadable store only means no stored points
     s->data = performanceData(*check, *e, r.model.target, workspace.isEmpty() ? nullptr : &runs);
     s->shares = costShares(*e);
+    if (e->ok && check->views)
+      s->timeline = std::make_shared<const TimelineData>(timelineInTime(
+          check->views->timeline, e->schedule, r.verification.trace.size()));
     if (!e->ok && s->data.unavailable.isEmpty())
       s->data.unavailable = QStringLiteral("no cost estimate");
     else if (!e->ok)

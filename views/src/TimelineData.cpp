@@ -3,10 +3,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/TimelineData.h"
 
+#include "cake/Cost/CostModel.h"
 #include "cake/Driver/Compiler.h"
 #include "cake/views/ViewData.h"
 
+#include <QSet>
+
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace cake::views {
@@ -105,7 +109,131 @@ QVector<TimelineBlocked> blockedWaits(const driver::CheckResult& r, const ViewDa
   return out;
 }
 
+/// Lane starts and the blocks of each op, from blocks sorted by lane, then start.
+void indexBlocks(TimelineData& t) {
+  t.laneStart.fill(int(t.blocks.size()), int(t.lanes.size()) + 1);
+  for (int k = int(t.blocks.size()) - 1; k >= 0; --k)
+    if (t.blocks[k].lane >= 0 && t.blocks[k].lane < t.lanes.size())
+      t.laneStart[t.blocks[k].lane] = k;
+  for (int l = int(t.lanes.size()) - 1; l >= 0; --l)
+    t.laneStart[l] = std::min(t.laneStart[l], t.laneStart[l + 1]);
+  t.blocksOfOp.clear();
+  for (int k = 0; k < t.blocks.size(); ++k)
+    t.blocksOfOp[t.blocks[k].op] << k;
+}
+
+/// Where a lane's last block ends (a blocked role's stopping point), 0 without blocks.
+qint64 laneEnd(const TimelineData& t, int lane) {
+  int last = t.laneStart.value(lane + 1, 0) - 1;
+  return last >= t.laneStart.value(lane, 0) && last >= 0 ? t.blocks[last].end : 0;
+}
+
 } // namespace
+
+TimelineData timelineInTime(const TimelineData& steps, const std::vector<cost::EventTime>& schedule,
+                            std::size_t traceEvents) {
+  if (schedule.empty() || schedule.size() != traceEvents)
+    return steps;
+  TimelineData t = steps;
+  t.unitsPerUs = kTimelineUnitsPerUs;
+  auto at = [&](double us) { return qint64(std::llround(us * kTimelineUnitsPerUs)); };
+  auto event = [&](int e) -> const cost::EventTime* {
+    return e >= 0 && std::size_t(e) < schedule.size() ? &schedule[std::size_t(e)] : nullptr;
+  };
+  // Blocks: an issue from its start to when the role may issue again, a wait from when the role
+  // reached it to its release; a wait the model predicts no waiting for is no block.
+  QVector<int> newIndex(steps.blocks.size(), -1);
+  QVector<TimelineBlock> kept;
+  QVector<int> from;
+  for (int k = 0; k < steps.blocks.size(); ++k) {
+    TimelineBlock b = steps.blocks[k];
+    const cost::EventTime* e = event(b.event);
+    if (!e)
+      continue;
+    b.start = at(e->startUs);
+    b.end = at(e->endUs);
+    if (b.kind == TimelineBlock::Kind::Op)
+      b.end = std::max(b.end, b.start + 1);
+    else if (b.end <= b.start)
+      continue;
+    kept << b;
+    from << k;
+  }
+  // A wait the steps showed as no span (released within a step) may still take predicted time:
+  // it becomes a span too.
+  QSet<int> waitEvents;
+  for (const TimelineBlock& b : kept)
+    if (b.kind != TimelineBlock::Kind::Op)
+      waitEvents.insert(b.event);
+  for (const TimelineFlow& f : steps.flows) {
+    const cost::EventTime* e = event(f.toEvent);
+    if (!e || waitEvents.contains(f.toEvent) || at(e->endUs) <= at(e->startUs))
+      continue;
+    TimelineBlock b;
+    b.kind = TimelineBlock::Kind::Wait;
+    b.start = at(e->startUs);
+    b.end = at(e->endUs);
+    b.lane = f.toLane;
+    b.op = f.toBlock >= 0 ? steps.blocks[f.toBlock].op : -1;
+    b.event = f.toEvent;
+    b.label = QStringLiteral("wait %1").arg(f.label);
+    b.context = f.toBlock >= 0 ? steps.blocks[f.toBlock].context : QString();
+    waitEvents.insert(f.toEvent);
+    kept << b;
+    from << -1;
+  }
+  QVector<int> order(kept.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return std::pair(kept[a].lane, kept[a].start) < std::pair(kept[b].lane, kept[b].start);
+  });
+  t.blocks.clear();
+  t.blocks.reserve(kept.size());
+  for (int k = 0; k < order.size(); ++k) {
+    if (from[order[k]] >= 0)
+      newIndex[from[order[k]]] = k;
+    t.blocks << kept[order[k]];
+  }
+  // Within a lane the model's intervals follow each other; clip rounding overlaps so that the
+  // lane's blocks stay sorted by their ends too (blocksInRange).
+  for (int k = 1; k < t.blocks.size(); ++k)
+    if (t.blocks[k].lane == t.blocks[k - 1].lane && t.blocks[k - 1].end > t.blocks[k].start)
+      t.blocks[k - 1].end = std::max(t.blocks[k - 1].start + 1, t.blocks[k].start);
+  indexBlocks(t);
+  t.endTime = 0;
+  for (const TimelineBlock& b : t.blocks)
+    t.endTime = std::max(t.endTime, b.end);
+  for (TimelineMark& m : t.marks) {
+    if (const cost::EventTime* e = event(m.event))
+      m.time = at(e->startUs);
+    t.endTime = std::max(t.endTime, m.time);
+  }
+  // Marks are drawn from the first visible one on (sorted by time).
+  std::stable_sort(t.marks.begin(), t.marks.end(),
+                   [](const TimelineMark& a, const TimelineMark& b) { return a.time < b.time; });
+  for (TimelineFlow& f : t.flows) {
+    if (const cost::EventTime* e = event(f.fromEvent))
+      f.fromTime = at(e->startUs);
+    if (const cost::EventTime* e = event(f.toEvent))
+      f.toTime = at(e->endUs);
+    f.toBlock = newIndex.value(f.toBlock, -1);
+    t.endTime = std::max(t.endTime, f.toTime);
+  }
+  for (TimelineFinding& f : t.findings) {
+    if (f.blocked) {
+      f.time = laneEnd(t, f.lane);
+      continue;
+    }
+    for (int k : t.blocksOfOp.value(f.op))
+      if (t.blocks[k].lane == f.lane && t.blocks[k].kind == TimelineBlock::Kind::Op) {
+        f.time = t.blocks[k].start;
+        break;
+      }
+  }
+  for (TimelineBlocked& b : t.blocked)
+    b.time = laneEnd(t, b.lane);
+  return t;
+}
 
 TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& data) {
   TimelineData t;
@@ -254,14 +382,7 @@ TimelineData buildTimelineData(const driver::CheckResult& r, const ViewData& dat
         b = issueBlock[k];
     f.toBlock = b >= 0 ? newIndex[b] : -1;
   }
-  t.laneStart.fill(int(t.blocks.size()), int(t.lanes.size()) + 1);
-  for (int k = int(t.blocks.size()) - 1; k >= 0; --k)
-    if (t.blocks[k].lane >= 0 && t.blocks[k].lane < t.lanes.size())
-      t.laneStart[t.blocks[k].lane] = k;
-  for (int l = int(t.lanes.size()) - 1; l >= 0; --l)
-    t.laneStart[l] = std::min(t.laneStart[l], t.laneStart[l + 1]);
-  for (int k = 0; k < t.blocks.size(); ++k)
-    t.blocksOfOp[t.blocks[k].op] << k;
+  indexBlocks(t);
 
   // Findings: on the first execution of their operation in each lane that runs it; a role
   // that never got past the operation (deadlock, divergence) is marked where it stopped.

@@ -1,9 +1,14 @@
-// Timeline geometry math: mapping, zoom around the cursor, pan, focus, clamping, hit testing.
+// Timeline geometry math: mapping, zoom around the cursor, pan, focus, clamping, hit testing,
+// flow aggregation, label collision and the axis' number format.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/TimelineGeometry.h"
 
+#include <QHash>
+#include <QSet>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace cake::views {
 
@@ -129,6 +134,132 @@ TimelineHit hitTest(const TimelineData& data, const TimelineGeometry& g, QPointF
     }
   }
   return hit;
+}
+
+QString TimelineFlowGroup::label(const TimelineData& data) const {
+  if (first < 0 || first >= data.flows.size())
+    return {};
+  if (count <= 1)
+    return data.flows[first].label;
+  if (sameLabel)
+    return QStringLiteral("%1 ×%2").arg(data.flows[first].label).arg(count);
+  return QStringLiteral("%1 arrows").arg(count);
+}
+
+QVector<TimelineFlowGroup> groupFlows(const TimelineData& data, const TimelineGeometry& g,
+                                      double bucketPx, const QVector<int>& keepBlocks) {
+  QVector<TimelineFlowGroup> out;
+  QHash<quint64, int> groupOf;
+  QSet<int> keep(keepBlocks.begin(), keepBlocks.end());
+  bucketPx = std::max(bucketPx, 1.0);
+  for (int i = 0; i < data.flows.size(); ++i) {
+    const TimelineFlow& f = data.flows[i];
+    if (!g.visible(double(f.fromTime), double(f.toTime) + 1))
+      continue;
+    double x1 = g.xOf(double(f.fromTime)), x2 = g.xOf(double(f.toTime));
+    if (!keep.contains(f.toBlock)) {
+      // Lanes below 2^16 and buckets within ±2^31 of the axis give distinct keys.
+      auto bucket = qint64(std::floor((x2 - g.left) / bucketPx));
+      quint64 key = (quint64(quint16(f.fromLane)) << 48) | (quint64(quint16(f.toLane)) << 32) |
+                    quint64(quint32(qint32(std::clamp<qint64>(bucket, INT32_MIN, INT32_MAX))));
+      auto it = groupOf.constFind(key);
+      if (it != groupOf.constEnd()) {
+        TimelineFlowGroup& grp = out[*it];
+        ++grp.count;
+        grp.sameLabel = grp.sameLabel && f.label == data.flows[grp.first].label;
+        continue;
+      }
+      groupOf.insert(key, int(out.size()));
+    }
+    TimelineFlowGroup grp;
+    grp.first = i;
+    grp.count = 1;
+    grp.fromLane = f.fromLane;
+    grp.toLane = f.toLane;
+    grp.x1 = x1;
+    grp.x2 = x2;
+    out << grp;
+  }
+  return out;
+}
+
+QVector<int> placeLabels(const QVector<QRectF>& candidates, double gap) {
+  // A grid of cells indexes the kept rectangles, so that each candidate is compared with its
+  // neighbours only.
+  constexpr double kCellW = 64, kCellH = 16;
+  QHash<quint64, QVector<int>> cells;
+  auto cellRange = [&](const QRectF& r, auto&& fn) {
+    auto x0 = qint64(std::floor(r.left() / kCellW)), x1 = qint64(std::floor(r.right() / kCellW));
+    auto y0 = qint64(std::floor(r.top() / kCellH)), y1 = qint64(std::floor(r.bottom() / kCellH));
+    for (qint64 y = y0; y <= y1; ++y)
+      for (qint64 x = x0; x <= x1; ++x)
+        if (!fn((quint64(quint32(qint32(y))) << 32) | quint64(quint32(qint32(x)))))
+          return false;
+    return true;
+  };
+  QVector<int> kept;
+  for (int i = 0; i < candidates.size(); ++i) {
+    const QRectF& r = candidates[i];
+    if (!r.isValid())
+      continue;
+    QRectF padded = r.adjusted(-gap, -gap, gap, gap);
+    bool free = cellRange(padded, [&](quint64 key) {
+      for (int k : cells.value(key))
+        if (candidates[k].intersects(padded))
+          return false;
+      return true;
+    });
+    if (!free)
+      continue;
+    kept << i;
+    cellRange(r, [&](quint64 key) {
+      cells[key] << i;
+      return true;
+    });
+  }
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+namespace {
+
+/// The unit of a predicted time with reference magnitude `us`: ns, µs or ms, and its scale.
+std::pair<const char*, double> timeUnit(double us) {
+  us = std::abs(us);
+  if (us > 0 && us < 1)
+    return {"ns", 1e3};
+  if (us >= 1e3)
+    return {"ms", 1e-3};
+  return {"µs", 1};
+}
+
+QString number(double v, int decimals) {
+  return QString::number(v, 'f', std::clamp(decimals, 0, 4));
+}
+
+} // namespace
+
+QString formatTimelineTime(double units, double unitsPerUs, double span) {
+  if (!(unitsPerUs > 0))
+    return QString::number(qint64(std::llround(units)));
+  double us = units / unitsPerUs, spanUs = span / unitsPerUs;
+  auto [unit, scale] = timeUnit(spanUs > 0 ? spanUs * 10 : us);
+  double step = spanUs > 0 ? spanUs * scale : std::abs(us * scale) / 100;
+  int decimals = step > 0 ? int(std::ceil(-std::log10(step) - 1e-9)) : 0;
+  return QStringLiteral("%1 %2").arg(number(us * scale, decimals), QString::fromUtf8(unit));
+}
+
+QString formatTimelineDuration(double units, double unitsPerUs) {
+  if (!(unitsPerUs > 0)) {
+    auto n = qint64(std::llround(units));
+    return n == 1 ? QStringLiteral("1 step") : QStringLiteral("%1 steps").arg(n);
+  }
+  double us = units / unitsPerUs;
+  auto [unit, scale] = timeUnit(us);
+  double v = us * scale;
+  // Three significant digits.
+  int decimals = v != 0 ? 2 - int(std::floor(std::log10(std::abs(v)))) : 0;
+  return QStringLiteral("%1 %2").arg(number(v, decimals), QString::fromUtf8(unit));
 }
 
 } // namespace cake::views

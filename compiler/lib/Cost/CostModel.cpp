@@ -616,7 +616,9 @@ struct Timeline {
 
 class Simulator {
 public:
-  Simulator(const Prepared& p, const Rates& r) : m_p(p), m_r(r), m_m(*p.model) {}
+  /// With `schedule`, records the predicted interval of every trace event there (µs).
+  Simulator(const Prepared& p, const Rates& r, std::vector<EventTime>* schedule = nullptr)
+      : m_p(p), m_r(r), m_m(*p.model), m_schedule(schedule) {}
 
   Timeline run() {
     const auto& trace = m_p.check->verification.trace;
@@ -627,6 +629,8 @@ public:
     m_done.assign(trace.size(), 0.0);
     m_issueTimes.assign(m_m.roles.size(), {});
     m_tl = &tl;
+    if (m_schedule)
+      m_schedule->assign(trace.size(), EventTime{});
     for (std::size_t i = 0; i < trace.size(); ++i)
       step(i, trace[i]);
     double end = 0;
@@ -729,7 +733,8 @@ private:
     return out;
   }
 
-  void issue(std::size_t role, const verify::TraceEvent& e) {
+  /// Issues one execution; returns when it started (its operands ready).
+  double issue(std::size_t role, const verify::TraceEvent& e) {
     RoleState& R = m_tl->roles[role];
     const OpStatic& s = m_p.ops[e.op];
     const RoleUse* u = useOf(s, role);
@@ -855,19 +860,32 @@ private:
     R.busy += std::max(0.0, busyEnd - start);
     R.t = end;
     R.lastOp = e.op;
+    return start;
+  }
+
+  /// The recorded interval of event `index` (seconds in, µs stored).
+  void record(std::size_t index, double start, double end) {
+    if (m_schedule && index < m_schedule->size())
+      (*m_schedule)[index] = {start * 1e6, std::max(start, end) * 1e6};
   }
 
   void step(std::size_t index, const verify::TraceEvent& e) {
-    if (e.role >= m_tl->roles.size() || e.op >= m_p.ops.size())
+    if (e.role >= m_tl->roles.size() || e.op >= m_p.ops.size()) {
+      if (m_schedule && index > 0)
+        record(index, (*m_schedule)[index - 1].endUs * 1e-6, 0); // keeps the schedule ordered
       return;
+    }
     RoleState& R = m_tl->roles[e.role];
+    const double before = R.t;
     const std::string barrier(m_p.check->verification.trace.barrier(e));
     using K = verify::TraceEvent::Kind;
     switch (e.kind) {
-    case K::Issue:
+    case K::Issue: {
       m_issueTimes[e.role].push_back(R.t);
-      issue(e.role, e);
+      double start = issue(e.role, e);
+      record(index, start, R.t);
       break;
+    }
     case K::Wait: {
       if (e.cause < 0)
         m_tl->barriers[barrier].releasedFresh = true;
@@ -881,6 +899,7 @@ private:
         stall(e.role, "barrier " + barrier, ready - R.t, e.op, causeOp);
         R.t = ready;
       }
+      record(index, before, R.t);
       break;
     }
     case K::Sync: {
@@ -904,21 +923,25 @@ private:
         R.busy += std::min(m_r.ctaSync, it->second - R.t);
         R.t = it->second;
       }
+      record(index, before, R.t);
       break;
     }
     case K::Arrive:
     case K::ExpectTx:
       contribute(e, barrier, R.t, false);
+      record(index, R.t, R.t);
       break;
     case K::CompleteTx:
       contribute(e, barrier, R.lastAsync, true, R.lastIdeal);
+      record(index, R.lastAsync, R.lastAsync);
       break;
     case K::Commit: {
       const OpStatic& s = m_p.ops[e.op];
       auto it = R.groups.find(std::string(s.commitArrivesGroup));
       bool pending = it != R.groups.end() && it->second.maxDone > R.t;
-      contribute(e, barrier, pending ? it->second.maxDone : R.t, true, -1,
-                 pending ? it->second.maxOp : SIZE_MAX);
+      double at = pending ? it->second.maxDone : R.t;
+      contribute(e, barrier, at, true, -1, pending ? it->second.maxOp : SIZE_MAX);
+      record(index, at, at);
       break;
     }
     case K::PhaseDone: {
@@ -928,6 +951,7 @@ private:
         m_pending.erase(it);
       m_done[index] = p.max;
       m_causeOp[index] = p.maxOp;
+      record(index, p.max, p.max);
       PhaseStats& st = m_tl->barriers[barrier];
       st.data |= p.data;
       if (std::isfinite(p.first)) {
@@ -954,6 +978,7 @@ private:
   std::map<std::size_t, std::size_t> m_causeOp; ///< PhaseDone event -> the op that completed it
   std::vector<double> m_done;
   std::vector<std::vector<double>> m_issueTimes; ///< per role: start of each issued execution
+  std::vector<EventTime>* m_schedule = nullptr;  ///< per trace event, when recorded
 };
 
 // ----------------------------------------------------------------------------- combination
@@ -1019,9 +1044,9 @@ Estimate evaluate(const Prepared& p, const Params& q, bool calibrated,
   const target::Target& t = *p.target;
   const Launch& L = p.launch;
   Rates r = ratesFor(p, q);
-  Timeline tl = Simulator(p, r).run();
-  Combined c = combine(p, r, tl);
   Estimate e;
+  Timeline tl = Simulator(p, r, &e.schedule).run();
+  Combined c = combine(p, r, tl);
   e.ok = true;
   e.kernel = m.name;
   e.target = t.name;
@@ -1310,6 +1335,20 @@ Estimate evaluate(const Prepared& p, const Params& q, bool calibrated,
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   for (const auto& [name, v] : roles)
     e.bottleneckRoles.push_back(name);
+
+  // --- the time per operation ----------------------------------------------------------------
+  // One attribution of the predicted time: busy pipe time and caused waiting overlap (the wait
+  // is for that busy time), so their raw sum can exceed the kernel's time; normalised over all
+  // operations they split it.
+  {
+    double sum = 0;
+    for (const OpCost& oc : e.perOp)
+      sum += std::max(0.0, oc.pipeUs + oc.causedUs);
+    for (OpCost& oc : e.perOp) {
+      oc.timeShare = sum > 0 ? std::max(0.0, oc.pipeUs + oc.causedUs) / sum : 0.0;
+      oc.timeUs = oc.timeShare * c.core * 1e6;
+    }
+  }
 
   // --- roofline ------------------------------------------------------------------------------
   Roofline& rf = e.roofline;

@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "CostInternal.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -97,6 +98,7 @@ void writeJsonMembers(json::Writer& w, const Estimate& e, const SourceManager& s
     w.key("range");
     writeRange(w, oc.range, sources);
     w.key("share").value(rounded(oc.share));
+    w.key("time_share").value(rounded(oc.timeShare));
     w.endObject();
   }
   w.endArray();
@@ -142,6 +144,7 @@ void writeJsonMembers(json::Writer& w, const Estimate& e, const SourceManager& s
     w.key("pipe_us").value(rounded(oc.pipeUs)).key("stall_us").value(rounded(oc.stallUs));
     w.key("caused_us").value(rounded(oc.causedUs));
     w.key("share").value(rounded(oc.share));
+    w.key("time_share").value(rounded(oc.timeShare)).key("time_us").value(rounded(oc.timeUs));
     w.endObject();
   }
   w.endArray();
@@ -247,8 +250,12 @@ std::string renderText(const Estimate& e, const SourceManager& sources, const st
          "): " + e.bottleneckDetail + "\n";
   for (std::size_t i : e.bottleneckOps) {
     const OpCost& oc = e.perOp[i];
+    // The attribution is a share of the bottleneck resource; the time share (graph badges,
+    // the workbench's per-op bars) is named next to it so that the two never read as one.
     out += "    " + fmt("%5.1f%%", oc.share * 100) + "  " + where(oc.range, sources) + " " +
-           oc.primitive + " (" + join(oc.roles.items(), ", ") + ")\n";
+           oc.primitive + " (" + join(oc.roles.items(), ", ") + ") [of " +
+           e.bottleneckResource + "; " + fmt("%.1f%%", oc.timeShare * 100) +
+           " of the predicted time]\n";
   }
   const Launch& L = e.launch;
   out += "  launch: " + std::to_string(L.ctas) + " CTAs" + (L.persistent ? " (persistent)" : "") +
@@ -256,6 +263,23 @@ std::string renderText(const Estimate& e, const SourceManager& sources, const st
          " resident per SM (residency " + std::to_string(L.residency) + ", " + L.residencyBinding +
          "); " + std::to_string(L.waves) + " wave(s); " + std::to_string(L.tilesPerCta) +
          " tile(s) per CTA; one CTA " + micro(e.ctaUs) + "\n";
+  out += "  time per operation (share of the predicted time, busiest SM):";
+  {
+    std::vector<const OpCost*> top;
+    for (const OpCost& oc : e.perOp)
+      if (oc.timeShare >= 0.005)
+        top.push_back(&oc);
+    std::stable_sort(top.begin(), top.end(),
+                     [](const OpCost* a, const OpCost* b) { return a->timeShare > b->timeShare; });
+    if (top.size() > 5)
+      top.resize(5);
+    for (const OpCost* oc : top)
+      out += " " + where(oc->range, sources) + " " + oc->primitive + " " +
+             fmt("%.1f%%", oc->timeShare * 100) + " (" + micro(oc->timeUs) + ");";
+    if (top.empty())
+      out += " none;";
+    out.back() = '\n';
+  }
   out += "  terms:";
   for (const Term& t : e.terms)
     out += " " + t.resource + " " + micro(t.us) + fmt(" (%.0f%%)", t.utilisation * 100) + ";";

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/Driver/TraceExport.h"
 
+#include "cake/Verify/SmemFootprint.h"
+
 namespace cake::driver {
 
 namespace {
@@ -111,6 +113,9 @@ void writeAnalysisJson(json::Writer& w, const CheckResult& r, std::size_t maxEve
   w.key("resources").beginObject();
   w.key("smem_buffers").value(res.smemBuffers).key("smem_barriers").value(res.smemBarriers);
   w.key("smem_total").value(res.smemTotal).key("smem_limit").value(res.smemLimit);
+  // Per CTA, like smem_total; residency counts smem_total + smem_reserved per CTA of smem_per_sm.
+  const verify::SmemFootprint smem = verify::smemFootprint(r.model);
+  w.key("smem_reserved").value(smem.reserved).key("smem_per_sm").value(smem.perSm);
   w.key("tmem_columns").value(res.tmemColumns).key("threads").value(res.threads);
   w.key("launch_registers").value(res.launchRegisters);
   w.key("residency").value(res.residency).key("binding").value(res.binding);

@@ -5,9 +5,27 @@
 #include "Analyses.h"
 
 #include "cake/Verify/BarrierPlan.h"
+#include "cake/Verify/SmemFootprint.h"
 
 #include <algorithm>
 #include <set>
+
+namespace cake::verify {
+
+SmemFootprint smemFootprint(const sema::KernelModel& m) {
+  SmemFootprint f;
+  const target::Target* t = m.target;
+  f.buffers = m.smemBytes();
+  f.barriers = m.derivedSmemBytes();
+  f.total = ((f.buffers + 7) / 8) * 8 + f.barriers;
+  f.reserved = t ? t->limit("smem_reserved_per_cta_bytes") : 0;
+  f.withReserved = f.total + f.reserved;
+  f.limit = t ? t->limit("smem_per_cta_bytes") : 0;
+  f.perSm = t ? t->limit("smem_per_sm_bytes") : 0;
+  return f;
+}
+
+} // namespace cake::verify
 
 namespace cake::verify::detail {
 
@@ -36,10 +54,11 @@ void checkResources(Context& ctx) {
   res.threads = m.threadsPerCta();
 
   // --- shared memory -------------------------------------------------------------------------
-  res.smemBuffers = m.smemBytes();
-  res.smemBarriers = m.derivedSmemBytes();
-  res.smemTotal = ((res.smemBuffers + 7) / 8) * 8 + res.smemBarriers;
-  res.smemLimit = t ? t->limit("smem_per_cta_bytes") : 0;
+  const SmemFootprint smem = smemFootprint(m);
+  res.smemBuffers = smem.buffers;
+  res.smemBarriers = smem.barriers;
+  res.smemTotal = smem.total;
+  res.smemLimit = smem.limit;
   if (t && res.smemTotal > res.smemLimit) {
     const sema::BufferInfo* last = nullptr;
     for (const sema::BufferInfo& b : m.buffers)
@@ -48,7 +67,7 @@ void checkResources(Context& ctx) {
     SourceRange at = last ? ctx.declRange(last->decl) : rep.range(ctx.module.kernel->name.id);
     Diagnostic* d = rep.report(
         VerifyId::SmemCapacity, at,
-        "shared memory needs " + bytes(res.smemTotal) + " (" + bytes(res.smemBuffers) +
+        "shared memory needs " + bytes(res.smemTotal) + " per CTA (" + bytes(res.smemBuffers) +
             " of buffers incl. stages + " + bytes(res.smemBarriers) +
             " of barriers) but " + m.targetName + " allows " + bytes(res.smemLimit) + " per CTA");
     if (last)
@@ -224,12 +243,11 @@ void checkResources(Context& ctx) {
     };
     bound("threads", t->limit("threads_per_sm") / threads,
           grouped(threads) + " of " + grouped(t->limit("threads_per_sm")) + " threads");
-    std::int64_t smemPerCta = res.smemTotal + t->limit("smem_reserved_per_cta_bytes");
+    // The memory view and the CLI show the same figures (SmemFootprint), with their scope.
     if (res.smemTotal > 0)
-      bound("shared memory", t->limit("smem_per_sm_bytes") / smemPerCta,
-            bytes(smemPerCta) + " (incl. the reserved " +
-                bytes(t->limit("smem_reserved_per_cta_bytes")) + ") of " +
-                bytes(t->limit("smem_per_sm_bytes")));
+      bound("shared memory", smem.perSm / smem.withReserved,
+            bytes(smem.total) + " per CTA + the reserved " + bytes(smem.reserved) + " = " +
+                bytes(smem.withReserved) + " of " + bytes(smem.perSm) + " per SM");
     if (budgets && res.launchRegisters > 0)
       bound("registers", perSm / (res.launchRegisters * threads),
             grouped(res.launchRegisters * threads) + " of " + grouped(perSm) + " registers");

@@ -74,10 +74,10 @@ public:
     return g;
   }
   int rows() const { return map() ? int(map()->rows.size()) : 0; }
-  double tmemTop() const { return geometry().rowTop(rows()) + 10; }
+  double tmemTop() const { return geometry().rowTop(rows()) + 26; }
   QSize sizeHint() const override {
     const views::MemoryMap* m = map();
-    int h = int(kAxis + 6 + rows() * 27 + 30);
+    int h = int(kAxis + 6 + rows() * 27 + 46);
     if (m && m->hasTmem)
       h += 64;
     return {700, std::max(h, 90)};
@@ -237,14 +237,21 @@ protected:
     p.setFont(uiFont(10));
     bool over = m->limit > 0 && m->total > m->limit;
     p.setPen(over ? vp.severity(0) : vp.text);
-    QString summary = tr("needs %1 B = buffers %2 B + mbarriers %3 B").arg(grouped(m->total), grouped(m->buffersEnd),
-                                                                         grouped(m->barrierBytes));
+    // The figures and their scope as the findings and the CLI state them (MemoryMap).
+    QString summary = m->perCtaSummary();
     if (m->limit > 0)
-      summary += tr(" · %1% of the limit").arg(100.0 * double(m->total) / double(m->limit), 0, 'f', 1);
+      summary += tr(" (%1% of the limit)").arg(100.0 * double(m->total) / double(m->limit), 0, 'f', 1);
     int hard = int(std::count_if(m->overlaps.begin(), m->overlaps.end(), [](const views::MemoryOverlap& o) { return !o.sanctioned; }));
     if (hard)
       summary += tr(" · %1 overlap(s)").arg(hard);
-    p.drawText(QRectF(8, y, std::max(60.0, g.xOf(m->limit) - 260), 16), Qt::AlignLeft | Qt::AlignVCenter, summary);
+    QFontMetrics sm(uiFont(10));
+    double first = std::max(60.0, g.xOf(m->limit) - 200);
+    p.drawText(QRectF(8, y, first, 16), Qt::AlignLeft | Qt::AlignVCenter,
+               sm.elidedText(summary, Qt::ElideRight, int(first)));
+    p.setPen(vp.mutedText);
+    double second = std::max(60.0, width() - 16.0);
+    p.drawText(QRectF(8, y + 15, second, 16), Qt::AlignLeft | Qt::AlignVCenter,
+               sm.elidedText(m->perSmSummary(), Qt::ElideRight, int(second)));
     if (m->hasTmem)
       paintTmem(p, *m);
   }

@@ -337,7 +337,8 @@ void PerformanceView::render() {
     busy << b.us;
     wait << b.waitUs;
   }
-  m_ops->setTitle(tr("Time per operation, busiest SM (★ %1)").arg(d.bottleneck));
+  m_ops->setTitle(tr("Time per operation: share of the predicted time, busiest SM (★ %1)")
+                      .arg(d.bottleneck));
   if (cats.isEmpty())
     m_ops->addNote(tr("no operation takes predicted time"));
   else

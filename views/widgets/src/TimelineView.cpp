@@ -1,15 +1,22 @@
-// Timeline widget: paints lanes, blocks, marks, flows and findings with TimelineGeometry;
-// Perfetto-style keys, wheel zoom around the cursor, drag to pan, click to select.
+// Timeline widget: paints lanes, blocks, marks, flows and findings with TimelineGeometry (its
+// level of detail: merged arrows, labels that do not collide); Perfetto-style keys, wheel zoom
+// around the cursor, drag to pan, drag on the axis to measure, click to select; the axis in
+// predicted time or logical steps.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/TimelineView.h"
 
+#include "cake/views/PerformanceData.h"
 #include "cake/views/ViewPalette.h"
 
 #include "TimelineBlockedPainter.h"
+#include "TimelineLegend.h"
+#include "TimelinePainters.h"
 #include "cake/widgets/ElidedLabel.h"
 
 #include "cake/Driver/TraceExport.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -38,19 +45,6 @@ constexpr qint64 kOpeningSteps = 44;
 /// The shared view palette in the variant of a widget's palette (B11).
 const views::ViewPalette& pal(const QWidget* w) {
   return views::ViewPalette::forPalette(w->palette());
-}
-
-QColor markColor(views::TimelineMark::Kind k, const views::ViewPalette& pal) {
-  switch (k) {
-  case views::TimelineMark::Kind::CompleteTx:
-    return pal.syncTx;
-  case views::TimelineMark::Kind::Commit:
-    return pal.syncCommit;
-  case views::TimelineMark::Kind::PhaseDone:
-    return pal.phaseDone;
-  default:
-    return pal.syncOther;
-  }
 }
 
 QFont uiFont(int px, bool bold = false) {
@@ -85,9 +79,10 @@ public:
   QVector<int> highlighted;
   int selectedBlock = -1;
 
-  const views::TimelineData* data() const {
-    return m_owner->m_snapshot && m_owner->m_snapshot->views ? &m_owner->m_snapshot->views->timeline : nullptr;
-  }
+  const views::TimelineData* data() const { return m_owner->data(); }
+  /// The measured interval in axis units (NaN: none).
+  double areaFrom = std::nan(""), areaTo = std::nan("");
+  bool hasArea() const { return std::isfinite(areaFrom) && std::isfinite(areaTo) && areaTo != areaFrom; }
 
   void syncGeometry() {
     geo.left = kHeader;
@@ -118,8 +113,9 @@ public:
   void initialRange() {
     fitAll();
     const views::TimelineData* d = data();
-    // A deadlock opens on the whole trace: the blocked waits at its end are the story.
-    if (d && d->endTime > kOpeningSteps && d->blocked.isEmpty()) {
+    // A deadlock opens on the whole trace: the blocked waits at its end are the story. In
+    // predicted time the whole CTA opens (arrows merge and labels thin out when zoomed out).
+    if (d && !d->inTime() && d->endTime > kOpeningSteps && d->blocked.isEmpty()) {
       geo.setRange(-1, kOpeningSteps);
       update();
     }
@@ -128,9 +124,10 @@ public:
   void fitAll() {
     syncGeometry();
     const views::TimelineData* d = data();
-    double end = d ? std::max<double>(total(*d), 8) : 100;
-    geo.minSpan = 4;
-    geo.maxSpan = end * 1.2 + 10;
+    double end = d ? std::max<double>(total(*d), d->inTime() ? d->unitsPerUs * 1e-3 : 8) : 100;
+    // Steps: at least 4 of them; predicted time: at least 1 ns.
+    geo.minSpan = d && d->inTime() ? d->unitsPerUs * 1e-3 : 4;
+    geo.maxSpan = end * 1.2 + geo.minSpan * 2;
     geo.setRange(-end * 0.01, end * 1.02);
     update();
   }
@@ -233,50 +230,28 @@ protected:
         }
       }
     }
-    paintMarks(p, *d);
-    paintFlows(p, *d);
+    paintMarks(p, geo, *d, pal(this));
+    paintFlows(p, geo, *d, highlighted, uiFont(9), pal(this));
     paintBlockedWaits(p, geo, *d, uiFont(10, true), uiFont(10), vp);
     paintFindings(p, *d);
+    paintArea(p);
     p.restore();
-    paintOverview(p, *d);
+    paintOverview(p, geo, *d, QRectF(geo.left, kAxis + 3, geo.width, kOverview), pal(this));
     paintHeaders(p, *d);
   }
 
   /// The whole trace in one strip under the axis, with the visible window framed.
-  double overviewX(double t, double end) const { return geo.left + geo.width * t / std::max(end, 1.0); }
-  void paintOverview(QPainter& p, const views::TimelineData& d) {
-    double end = double(std::max<qint64>(d.endTime, 1));
-    QRectF strip(geo.left, kAxis + 3, geo.width, kOverview);
-    const views::ViewPalette& vp = pal(this);
-    p.fillRect(strip, vp.header);
-    // Density of operation issues per pixel column.
-    QVector<int> perColumn(int(geo.width) + 1, 0);
-    for (const views::TimelineBlock& b : d.blocks)
-      if (b.kind == views::TimelineBlock::Kind::Op) {
-        int c = int(overviewX(double(b.start), end) - geo.left);
-        if (c >= 0 && c < perColumn.size())
-          ++perColumn[c];
-      }
-    int most = *std::max_element(perColumn.begin(), perColumn.end());
-    p.setPen(Qt::NoPen);
-    for (int c = 0; c < perColumn.size(); ++c)
-      if (perColumn[c] > 0) {
-        double h = (kOverview - 2) * std::min(1.0, 0.3 + double(perColumn[c]) / std::max(most, 1));
-        p.fillRect(QRectF(geo.left + c, strip.bottom() - h, 1, h), vp.border);
-      }
-    for (const views::TimelineFinding& f : d.findings) {
-      p.setBrush(vp.severity(f.severity));
-      double x = overviewX(double(f.time), end);
-      p.drawRect(QRectF(x - 1, strip.top(), 2.5, kOverview));
-    }
-    QRectF window(overviewX(std::max(geo.viewStart, 0.0), end), strip.top(),
-                  std::max(3.0, overviewX(std::min(geo.viewEnd, end), end) - overviewX(std::max(geo.viewStart, 0.0), end)),
-                  kOverview);
-    QColor frame = vp.selection;
-    p.setPen(QPen(frame, 1.2));
-    frame.setAlpha(40);
-    p.setBrush(frame);
-    p.drawRect(window);
+  double unitsPerUs() const {
+    const views::TimelineData* d = data();
+    return d ? d->unitsPerUs : 0;
+  }
+
+  /// The measured interval: a band over the lanes with its duration on a plate under the axis.
+  void paintArea(QPainter& p) {
+    if (hasArea())
+      paintMeasuredArea(p, geo, std::min(areaFrom, areaTo), std::max(areaFrom, areaTo),
+                        m_owner->areaReadout(), QRectF(0, kAxis, width(), height() - kAxis),
+                        kAxis + kOverview + 8, uiFont(11, true), pal(this));
   }
 
   void paintAxis(QPainter& p) {
@@ -294,99 +269,8 @@ protected:
     for (double t = first; t <= geo.viewEnd; t += step) {
       double x = geo.xOf(t);
       p.drawLine(QPointF(x, kAxis - 6), QPointF(x, kAxis));
-      p.drawText(QRectF(x + 3, 2, 80, kAxis - 6), Qt::AlignLeft | Qt::AlignVCenter, QString::number(qint64(t)));
-    }
-  }
-
-  void paintMarks(QPainter& p, const views::TimelineData& d) {
-    auto first = std::partition_point(d.marks.begin(), d.marks.end(), [&](const views::TimelineMark& m) {
-      return double(m.time) < geo.viewStart - 1;
-    });
-    double lastX[64];
-    std::fill(std::begin(lastX), std::end(lastX), -1e9);
-    for (auto it = first; it != d.marks.end() && double(it->time) <= geo.viewEnd + 1; ++it) {
-      double x = geo.xOf(double(it->time));
-      if (it->lane < 64) {
-        if (x - lastX[it->lane] < 3)
-          continue; // too dense to tell apart
-        lastX[it->lane] = x;
-      }
-      double y = geo.laneTop(it->lane) + geo.laneHeight - 1;
-      QColor c = markColor(it->kind, pal(this));
-      p.setPen(Qt::NoPen);
-      p.setBrush(c);
-      if (it->kind == views::TimelineMark::Kind::PhaseDone) {
-        p.drawEllipse(QPointF(x, y - 2), 3, 3);
-      } else {
-        QPolygonF tri;
-        tri << QPointF(x, y - 7) << QPointF(x - 3.5, y) << QPointF(x + 3.5, y);
-        p.drawPolygon(tri);
-      }
-    }
-  }
-
-  void paintFlows(QPainter& p, const views::TimelineData& d) {
-    if (d.flows.isEmpty())
-      return;
-    QFont f = uiFont(9);
-    p.setFont(f);
-    QFontMetrics fm(f);
-    QVector<QRectF> labels;
-    QSet<int> hl(highlighted.begin(), highlighted.end());
-    int drawn = 0;
-    for (const views::TimelineFlow& fl : d.flows) {
-      if (double(fl.toTime) < geo.viewStart || double(fl.fromTime) > geo.viewEnd)
-        continue;
-      if (++drawn > 6000)
-        break;
-      double x1 = geo.xOf(double(fl.fromTime)), x2 = geo.xOf(double(fl.toTime));
-      double y1 = geo.laneCenter(fl.fromLane), y2 = geo.laneCenter(fl.toLane);
-      if (fl.fromLane == fl.toLane) {
-        y1 -= geo.laneHeight / 2 - 2;
-        y2 = y1;
-      }
-      bool strong = hl.contains(fl.toBlock);
-      QColor c = pal(this).syncOther;
-      if (strong)
-        c = pal(this).dark ? c.lighter(120) : c.darker(115);
-      else
-        c.setAlpha(185);
-      QPainterPath path(QPointF(x1, y1));
-      double dy = y2 - y1;
-      path.cubicTo(QPointF(x1, y1 + dy * 0.6), QPointF(x2, y2 - dy * 0.6), QPointF(x2, y2));
-      p.setPen(QPen(c, strong ? 2.0 : 1.1));
-      p.setBrush(Qt::NoBrush);
-      p.drawPath(path);
-      // Arrow head pointing into the wait.
-      QPointF tip(x2, y2), dir = dy >= 0 ? QPointF(0, 1) : QPointF(0, -1);
-      if (std::abs(dy) < 1)
-        dir = QPointF(1, 0);
-      QPointF n(-dir.y(), dir.x());
-      QPolygonF head;
-      head << tip << tip - dir * 6 + n * 3 << tip - dir * 6 - n * 3;
-      p.setPen(Qt::NoPen);
-      p.setBrush(c);
-      p.drawPolygon(head);
-      // Labels only where they fit without covering another one.
-      if (labels.size() < 400 && (std::abs(x2 - x1) > 30 || strong)) {
-        QSizeF s(fm.horizontalAdvance(fl.label) + 6, fm.height());
-        QPointF mid((x1 + x2) / 2, (y1 + y2) / 2);
-        QRectF r(mid - QPointF(s.width() / 2, s.height() / 2), s);
-        bool free = true;
-        for (const QRectF& o : labels)
-          if (o.intersects(r)) {
-            free = false;
-            break;
-          }
-        if (free) {
-          labels << r;
-          p.setBrush(pal(this).plate);
-          p.setPen(QPen(c, 0.7));
-          p.drawRoundedRect(r, 3, 3);
-          p.setPen(pal(this).dark ? c.lighter(130) : c.darker(150));
-          p.drawText(r, Qt::AlignCenter, fl.label);
-        }
-      }
+      p.drawText(QRectF(x + 3, 2, 80, kAxis - 6), Qt::AlignLeft | Qt::AlignVCenter,
+                 views::formatTimelineTime(t, unitsPerUs(), step));
     }
   }
 
@@ -432,7 +316,8 @@ protected:
     p.drawLine(QPointF(kHeader - 4, 0), QPointF(kHeader - 4, height()));
     p.setPen(vp.mutedText);
     p.setFont(uiFont(10));
-    p.drawText(QRectF(8, 0, kHeader - 16, kAxis), Qt::AlignLeft | Qt::AlignVCenter, tr("role / logical step"));
+    p.drawText(QRectF(8, 0, kHeader - 16, kAxis), Qt::AlignLeft | Qt::AlignVCenter,
+               d.inTime() ? tr("role / predicted time") : tr("role / logical step"));
     p.drawText(QRectF(8, kAxis + 1, kHeader - 16, kOverview + 4), Qt::AlignLeft | Qt::AlignVCenter, tr("whole trace"));
     for (int l = 0; l < d.lanes.size(); ++l) {
       QRectF r(10, geo.laneTop(l), kHeader - 18, geo.laneHeight);
@@ -448,7 +333,10 @@ protected:
     if (y + 16 < height()) {
       p.setPen(vp.mutedText);
       p.setFont(uiFont(10));
-      QString help = tr("W/S zoom · A/D pan · F focus · 0 fit · wheel zoom · drag pan · click selects");
+      QString help = tr("W/S zoom · A/D pan · F focus · 0 fit · wheel zoom · drag pan · drag the "
+                        "axis (or Shift+drag) to measure · Esc clears · click selects");
+      if (d.inTime())
+        help = tr("predicted time of one CTA (busiest SM, analysed tiles) · ") + help;
       if (d.deadlock)
         help = tr("DEADLOCK: the simulation stopped with roles blocked · ") + help;
       else if (d.boundReached)
@@ -480,6 +368,13 @@ protected:
     case Qt::Key_Home:
       fitAll();
       return;
+    case Qt::Key_Escape:
+      if (!hasArea()) {
+        QWidget::keyPressEvent(e);
+        return;
+      }
+      m_owner->setArea(0, 0);
+      return;
     default:
       QWidget::keyPressEvent(e);
       return;
@@ -503,6 +398,14 @@ protected:
     setFocus();
     m_press = m_last = e->position();
     m_dragging = false;
+    // Drag on the axis ruler, or Shift+drag anywhere on the lanes, measures an interval.
+    m_measuring = e->button() == Qt::LeftButton && e->position().x() >= geo.left &&
+                  (e->position().y() < kAxis || (e->modifiers() & Qt::ShiftModifier));
+    if (m_measuring) {
+      areaFrom = areaTo = geo.timeAt(e->position().x());
+      update();
+      return;
+    }
     m_inOverview = e->position().y() >= kAxis && e->position().y() <= kAxis + kOverview + 6 &&
                    e->position().x() >= geo.left;
     if (m_inOverview)
@@ -522,6 +425,12 @@ protected:
   void mouseMoveEvent(QMouseEvent* e) override {
     if (!(e->buttons() & Qt::LeftButton))
       return;
+    if (m_measuring) {
+      areaTo = geo.timeAt(std::clamp(e->position().x(), geo.left, geo.left + geo.width));
+      m_owner->updateStatus();
+      update();
+      return;
+    }
     if (m_inOverview) {
       centerOverview(e->position().x());
       return;
@@ -536,6 +445,15 @@ protected:
     }
   }
   void mouseReleaseEvent(QMouseEvent* e) override {
+    if (m_measuring) {
+      m_measuring = false;
+      // A click on the axis (no drag) clears the interval.
+      if (std::abs(geo.xOf(areaTo) - geo.xOf(areaFrom)) < 3)
+        areaFrom = areaTo = std::nan("");
+      m_owner->updateStatus();
+      update();
+      return;
+    }
     if (m_dragging || m_inOverview || e->button() != Qt::LeftButton)
       return;
     const views::TimelineData* d = data();
@@ -567,13 +485,18 @@ protected:
           text = QStringLiteral("%1\n%2 · line %3").arg(b.label, b.context).arg(b.line);
         } else if (hit.block >= 0) {
           const views::TimelineBlock& b = d->blocks[hit.block];
-          text = QStringLiteral("%1\n%2 · steps %3..%4").arg(b.label, b.context).arg(b.start).arg(b.end);
+          text = QStringLiteral("%1\n%2 · %3 → %4 (%5)")
+                     .arg(b.label, b.context,
+                          views::formatTimelineTime(double(b.start), d->unitsPerUs, double(b.end - b.start)),
+                          views::formatTimelineTime(double(b.end), d->unitsPerUs, double(b.end - b.start)),
+                          views::formatTimelineDuration(double(b.end - b.start), d->unitsPerUs));
           if (b.op >= 0 && m_owner->m_snapshot)
             text += QStringLiteral("\nline %1: %2 %3")
                         .arg(m_owner->m_snapshot->views->ops[b.op].span.line)
                         .arg(m_owner->m_snapshot->views->ops[b.op].name, m_owner->m_snapshot->views->ops[b.op].operands);
         } else if (hit.mark >= 0) {
-          text = d->marks[hit.mark].label + QStringLiteral(" · step %1").arg(d->marks[hit.mark].time);
+          text = d->marks[hit.mark].label + QStringLiteral(" · %1").arg(views::formatTimelineTime(
+                                                  double(d->marks[hit.mark].time), d->unitsPerUs, geo.span() / 100));
         }
       }
       if (text.isEmpty())
@@ -590,11 +513,13 @@ private:
   QPointF m_press, m_last;
   bool m_dragging = false;
   bool m_inOverview = false;
+  bool m_measuring = false;
 };
 
 TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
-    : QWidget(parent), m_selection(selection), m_scroll(new QScrollArea(this)),
-      m_canvas(new TimelineCanvas(this)) {
+    : QWidget(parent), m_selection(selection), m_axisBox(new QComboBox(this)),
+      m_legendBox(new QCheckBox(tr("Legend"), this)), m_legend(new TimelineLegend(this)),
+      m_scroll(new QScrollArea(this)), m_canvas(new TimelineCanvas(this)) {
   setObjectName(QStringLiteral("timelineView"));
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(6, 3, 6, 3);
@@ -608,7 +533,22 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
   };
   button(tr("Fit"), tr("Show the whole trace (0)"), [this] { fitAll(); });
   button(tr("Focus"), tr("Show the selected operation's events (F)"), [this] { focusSelection(); });
-  button(tr("Export trace…"), tr("Chrome / Perfetto trace JSON"), [this] {
+  m_axisBox->setObjectName(QStringLiteral("timelineAxis"));
+  // Narrow: the dock sits beside the findings and the window stays under 960 px wide.
+  m_axisBox->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_axisBox->setMinimumContentsLength(8);
+  m_axisBox->addItem(tr("predicted µs"), int(Axis::Time));
+  m_axisBox->addItem(tr("logical steps"), int(Axis::Steps));
+  m_axisBox->setToolTip(tr("x axis: the cost model's predicted time of one CTA (busiest SM), or "
+                           "the verifier's logical steps"));
+  connect(m_axisBox, &QComboBox::activated, this,
+          [this](int index) { setAxis(Axis(m_axisBox->itemData(index).toInt())); });
+  bar->addWidget(m_axisBox);
+  m_legendBox->setObjectName(QStringLiteral("timelineLegendToggle"));
+  m_legendBox->setChecked(true);
+  connect(m_legendBox, &QCheckBox::toggled, m_legend, &QWidget::setVisible);
+  bar->addWidget(m_legendBox);
+  button(tr("Export…"), tr("Export the trace as Chrome / Perfetto trace JSON"), [this] {
     QString path = QFileDialog::getSaveFileName(this, tr("Export trace"), QStringLiteral("trace.json"),
                                                 tr("Chrome trace JSON (*.json)"));
     QString error;
@@ -632,11 +572,83 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
   m_scroll->setWidget(m_canvas);
   m_scroll->viewport()->installEventFilter(this);
   layout->addWidget(m_scroll, 1);
+  layout->addWidget(m_legend);
   if (m_selection)
     connect(m_selection, &views::SelectionModel::selectionChanged, this, &TimelineView::onSelectionChanged);
 }
 
-const views::TimelineData* TimelineView::data() const { return m_canvas->data(); }
+const views::TimelineData* TimelineView::data() const {
+  if (m_axis == Axis::Time && m_timeData)
+    return m_timeData.get();
+  return m_snapshot && m_snapshot->views ? &m_snapshot->views->timeline : nullptr;
+}
+
+QWidget* TimelineView::legend() const { return m_legend; }
+QStringList TimelineView::legendEntries() const { return m_legend->entries(); }
+
+QPair<double, double> TimelineView::area() const {
+  if (!m_canvas->hasArea())
+    return {};
+  return {std::min(m_canvas->areaFrom, m_canvas->areaTo),
+          std::max(m_canvas->areaFrom, m_canvas->areaTo)};
+}
+
+void TimelineView::setArea(double from, double to) {
+  m_canvas->areaFrom = from;
+  m_canvas->areaTo = to;
+  updateStatus();
+  m_canvas->update();
+}
+
+QString TimelineView::areaReadout() const {
+  const views::TimelineData* d = data();
+  if (!d || !m_canvas->hasArea())
+    return {};
+  auto [a, b] = area();
+  double upu = d->unitsPerUs;
+  return tr("Δ %1 (%2 → %3)")
+      .arg(views::formatTimelineDuration(b - a, upu), views::formatTimelineTime(a, upu, b - a),
+           views::formatTimelineTime(b, upu, b - a));
+}
+
+void TimelineView::setCost(const views::CostSnapshotPtr& cost) {
+  if (!cost || cost->check != m_snapshot)
+    return;
+  bool had = data() && data()->inTime();
+  m_timeData = cost->timeline && cost->timeline->inTime() ? cost->timeline : nullptr;
+  bool has = data() && data()->inTime();
+  if (had != has) {
+    // The axis changed under the view: its range and the interval meant other units.
+    m_canvas->areaFrom = m_canvas->areaTo = std::nan("");
+    m_canvas->highlighted.clear();
+    m_canvas->fitAll();
+    if (has && m_keptTimeRange.second > m_keptTimeRange.first) {
+      m_canvas->geo.setRange(m_keptTimeRange.first, m_keptTimeRange.second);
+      m_canvas->clampView();
+    }
+    m_keptTimeRange = {};
+    if (m_selection)
+      onSelectionChanged(m_selection->current(), views::SelectionOrigin::Program);
+  }
+  updateStatus();
+  m_canvas->update();
+}
+
+void TimelineView::setAxis(Axis axis) {
+  if (axis == m_axis)
+    return;
+  const views::TimelineData* before = data();
+  m_axis = axis;
+  m_axisBox->setCurrentIndex(axis == Axis::Time ? 0 : 1);
+  if (before != data()) {
+    m_canvas->areaFrom = m_canvas->areaTo = std::nan("");
+    m_canvas->initialRange();
+    if (m_selection)
+      onSelectionChanged(m_selection->current(), views::SelectionOrigin::Program);
+  }
+  updateStatus();
+  m_canvas->update();
+}
 views::TimelineGeometry& TimelineView::geometry() { return m_canvas->geo; }
 QWidget* TimelineView::canvas() const { return m_canvas; }
 QScrollArea* TimelineView::scrollArea() const {
@@ -652,7 +664,19 @@ const QVector<int>& TimelineView::highlighted() const { return m_canvas->highlig
 
 void TimelineView::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
   bool sameFile = m_snapshot && snapshot && m_snapshot->path == snapshot->path;
+  bool wasTime = data() && data()->inTime();
   m_snapshot = snapshot;
+  // The estimate of the previous check does not describe this trace; until this check's
+  // arrives the view shows logical steps.
+  m_timeData.reset();
+  m_keptTimeRange = {};
+  if (wasTime) {
+    // An edit of the same file: its estimate restores the zoom the time axis had.
+    if (sameFile)
+      m_keptTimeRange = {m_canvas->geo.viewStart, m_canvas->geo.viewEnd};
+    m_canvas->areaFrom = m_canvas->areaTo = std::nan("");
+    sameFile = false;
+  }
   m_canvas->highlighted.clear();
   m_canvas->selectedBlock = -1;
   m_canvas->updateContentHeight();
@@ -661,22 +685,34 @@ void TimelineView::setSnapshot(const views::CheckSnapshotPtr& snapshot) {
     m_canvas->initialRange();
   else
     m_canvas->clampView();
-  if (d) {
-    QString s = tr("%1 events · %2 steps · %3 tile(s) per role analysed")
-                    .arg(snapshot->result.verification.trace.size())
-                    .arg(d->endTime)
-                    .arg(d->tilesAnalysed);
-    if (d->deadlock)
-      s += tr(" · deadlock: %1 role(s) blocked").arg(d->blocked.size());
-    if (!d->findings.isEmpty())
-      s += tr(" · %1 finding mark(s)").arg(d->findings.size());
-    m_status->setText(s);
-  } else {
-    m_status->clear();
-  }
+  updateStatus();
   if (m_selection)
     onSelectionChanged(m_selection->current(), views::SelectionOrigin::Program);
   m_canvas->update();
+}
+
+void TimelineView::updateStatus() {
+  const views::TimelineData* d = data();
+  if (!d || !m_snapshot) {
+    m_status->clear();
+    return;
+  }
+  QString s = tr("%1 events · %2 · %3 tile(s) per role analysed")
+                  .arg(m_snapshot->result.verification.trace.size())
+                  .arg(d->inTime() ? tr("%1 predicted (one CTA)")
+                                         .arg(views::formatTimelineDuration(double(d->endTime),
+                                                                            d->unitsPerUs))
+                                   : tr("%1 steps").arg(d->endTime))
+                  .arg(d->tilesAnalysed);
+  if (d->deadlock)
+    s += tr(" · deadlock: %1 role(s) blocked").arg(d->blocked.size());
+  if (!d->findings.isEmpty())
+    s += tr(" · %1 finding mark(s)").arg(d->findings.size());
+  if (m_axis == Axis::Time && !d->inTime())
+    s = tr("no predicted time (no cost estimate): logical steps · ") + s;
+  if (m_canvas->hasArea())
+    s = areaReadout() + QStringLiteral(" · ") + s;
+  m_status->setText(s);
 }
 
 void TimelineView::fitAll() { m_canvas->fitAll(); }
@@ -722,7 +758,9 @@ void TimelineView::focusSelection() {
   }
   // The block with its neighbourhood: a few dozen steps around it.
   const views::TimelineBlock& blk = d->blocks[b];
-  g.focus(double(blk.start) - 20, double(blk.end) + 20, 0.05);
+  // In predicted time: a few of the block's lengths (at least 20 ns) on each side.
+  double pad = d->inTime() ? std::max(double(blk.end - blk.start) * 4, d->unitsPerUs * 0.02) : 20;
+  g.focus(double(blk.start) - pad, double(blk.end) + pad, 0.05);
   m_canvas->clampView();
   m_canvas->update();
 }

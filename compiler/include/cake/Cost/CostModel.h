@@ -72,7 +72,15 @@ struct OpCost {
   double pipeUs = 0;           ///< busy time of its pipe on the busiest SM
   double stallUs = 0;          ///< waiting at this operation (all roles) on the busiest SM
   double causedUs = 0; ///< waiting of the critical role caused by it (its data, its completion)
-  double share = 0;    ///< its share of the bottleneck resource
+  /// Its share of the bottleneck resource (Estimate::bottleneckResource): of the HBM or L2
+  /// bytes, of the bottleneck pipe's busy time, or of the critical role's waiting. The CLI's
+  /// attribution; not a share of the time.
+  double share = 0;
+  /// Its share of the predicted time: pipe time plus caused waiting over the sum of those of
+  /// all operations. The one per-op time figure every view shows (graph badges, performance
+  /// bars, `cake cost`).
+  double timeShare = 0;
+  double timeUs = 0; ///< timeShare x the predicted time without the launch overhead (≤ it)
 };
 
 struct RoleCost {
@@ -148,6 +156,14 @@ struct VariantTried {
   double predictedUs = 0; ///< 0 when refused
 };
 
+/// The predicted interval of one verifier trace event in the busiest CTA's analysed tiles, in µs
+/// from the CTA's start: an issue from its start (operands ready) to when the role may issue
+/// again, a wait or rendezvous from when the role reached it to its release, a point event
+/// (arrive, complete_tx, phase completion) at its time (start == end).
+struct EventTime {
+  double startUs = 0, endUs = 0;
+};
+
 struct Estimate {
   bool ok = false;
   std::string error; ///< why there is no estimate (no timing facts, refused kernel)
@@ -173,6 +189,9 @@ struct Estimate {
   std::vector<VariantTried> variants;
   bool hintsSearched = false; ///< what-if variants were considered (Options::hints)
   std::vector<std::string> notes;
+  /// The cost model's schedule of the check's verifier trace: one entry per trace event (the
+  /// timeline's time axis); empty when the kernel was not simulated.
+  std::vector<EventTime> schedule;
 };
 
 struct Options {

@@ -59,7 +59,15 @@ struct MemoryMap {
   qint64 limit = 0;         ///< the target's shared memory per CTA
   qint64 buffersEnd = 0;    ///< highest byte of any buffer (stages included)
   qint64 barrierBytes = 0;  ///< mbarrier storage placed after the buffers (8 B per element)
-  qint64 total = 0;         ///< what the CTA needs
+  qint64 total = 0;         ///< what the CTA needs (per CTA, without the reserved bytes)
+  qint64 reserved = 0;      ///< what the system reserves per CTA besides (target fact)
+  qint64 withReserved = 0;  ///< total + reserved: what residency counts per CTA
+  qint64 perSm = 0;         ///< the target's shared memory per SM
+  /// The figures with their scope, as the findings and the CLI state them: "per CTA: needs
+  /// 163,904 B = buffers 163,840 B + mbarriers 64 B" and "per SM: 164,928 B a CTA with the
+  /// reserved 1,024 B, of 233,472 B".
+  QString perCtaSummary() const;
+  QString perSmSummary() const;
   QVector<MemoryRow> rows;  ///< one per shared-memory buffer, then the pool summary row
   QVector<MemoryRegion> regions;
   QVector<MemoryOverlap> overlaps;

@@ -93,6 +93,8 @@ struct CostSnapshot {
   std::shared_ptr<const cost::Estimate> estimate; ///< null when the kernel cannot be costed
   PerformanceData data;
   QHash<int, double> shares; ///< costShares() of the estimate (empty without one)
+  /// The check's timeline on the predicted time axis (null without an estimate).
+  std::shared_ptr<const TimelineData> timeline;
   qint64 elapsedMs = 0;
 };
 

@@ -9,9 +9,13 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
+#include <vector>
 
 namespace cake::driver {
 struct CheckResult;
+}
+namespace cake::cost {
+struct EventTime;
 }
 
 namespace cake::views {
@@ -25,7 +29,7 @@ struct TimelineBlock {
     Sync, ///< a CTA / named barrier rendezvous, from the first arrival to the release
   };
   Kind kind = Kind::Op;
-  qint64 start = 0, end = 0; ///< logical time, half-open [start, end)
+  qint64 start = 0, end = 0; ///< time (TimelineData::unitsPerUs), half-open [start, end)
   int lane = 0;
   int op = -1;
   int event = -1; ///< index into the verifier's trace
@@ -90,6 +94,11 @@ struct TimelineData {
   QStringList lanes;      ///< role names
   QStringList laneDetail; ///< "warps 0..4"
   qint64 endTime = 0;     ///< one past the last event
+  /// The x axis: 0 for logical steps of the verifier's trace (one unit a step); else predicted
+  /// time of the cost model, this many units a µs (one CTA of the busiest SM, its analysed
+  /// tiles).
+  double unitsPerUs = 0;
+  bool inTime() const { return unitsPerUs > 0; }
   QVector<TimelineBlock> blocks; ///< sorted by lane, then start
   QVector<TimelineMark> marks;
   QVector<TimelineFlow> flows;
@@ -110,4 +119,13 @@ struct TimelineData {
 
 TimelineData buildTimelineData(const driver::CheckResult& result, const ViewData& data);
 
+/// Time units per µs of a timeline in predicted time: picoseconds (an issue slot is ~1 ns).
+constexpr double kTimelineUnitsPerUs = 1e6;
+
+/// The same timeline on the cost model's time axis: every block, mark, flow and finding at the
+/// predicted time of its trace event (`schedule`, one entry per event of the trace the steps
+/// timeline was built from). Waits the model predicts to take no time are dropped. Returns the
+/// steps timeline unchanged (unitsPerUs 0) when the schedule does not match the trace.
+TimelineData timelineInTime(const TimelineData& steps, const std::vector<cost::EventTime>& schedule,
+                            std::size_t traceEvents);
 } // namespace cake::views

@@ -1,5 +1,6 @@
-// Timeline geometry: logical time ↔ x, lanes ↔ y, zoom around a point, pan, focus, visible
-// range and hit testing. Plain math, unit tested; the timeline widget only paints with it.
+// Timeline geometry: time ↔ x, lanes ↔ y, zoom around a point, pan, focus, visible range, hit
+// testing, the level of detail (flow arrows aggregated per pixel bucket, labels that do not
+// collide) and the axis' number format. Plain math, unit tested; the widget only paints with it.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
@@ -7,6 +8,7 @@
 
 #include <QPointF>
 #include <QRectF>
+#include <QString>
 
 namespace cake::views {
 
@@ -64,6 +66,34 @@ struct TimelineHit {
   int finding = -1;
   int blocked = -1; ///< a blocked wait's bar (deadlock), index into TimelineData::blocked
 };
+
+/// Flow arrows drawn as one: those between the same two lanes whose heads fall into the same
+/// pixel bucket (level of detail when zoomed out).
+struct TimelineFlowGroup {
+  int first = -1;     ///< index into TimelineData::flows of the group's first flow
+  int count = 0;      ///< flows in the group
+  bool sameLabel = true; ///< all of them carry the first one's label
+  int fromLane = 0, toLane = 0;
+  double x1 = 0, x2 = 0; ///< pixel x of the tail and the head (the first flow's)
+  /// The label to draw: the flow's own, "label ×N" or "N arrows".
+  QString label(const TimelineData& data) const;
+};
+
+/// The visible flows of `data` grouped per (from lane, to lane, bucket of `bucketPx` pixels of
+/// the head's x), in the order of their first flow. A flow in `keep` (highlighted) is never
+/// merged into a group.
+QVector<TimelineFlowGroup> groupFlows(const TimelineData& data, const TimelineGeometry& geometry,
+                                      double bucketPx = 8, const QVector<int>& keepBlocks = {});
+
+/// Greedy label placement: keeps each candidate rectangle, in priority order, that keeps `gap`
+/// pixels from every one kept before; returns the kept indices, ascending.
+QVector<int> placeLabels(const QVector<QRectF>& candidates, double gap = 2);
+
+/// A time on the axis of `data`: "12" (steps) or "1.25 µs" / "350 ns" (predicted time);
+/// `span` (the tick step or visible span, in units) chooses the precision.
+QString formatTimelineTime(double units, double unitsPerUs, double span = 0);
+/// A duration: "12 steps" or "1.25 µs".
+QString formatTimelineDuration(double units, double unitsPerUs);
 
 /// Hit test at `pos` with `slop` pixels of tolerance around marks and thin blocks.
 TimelineHit hitTest(const TimelineData& data, const TimelineGeometry& geometry, QPointF pos,
