@@ -93,6 +93,9 @@ struct CostSnapshot {
   std::shared_ptr<const cost::Estimate> estimate; ///< null when the kernel cannot be costed
   PerformanceData data;
   QHash<int, double> shares; ///< costShares() of the estimate (empty without one)
+  /// The editor gutter's per-IR-line tables (GutterMetrics.h): time share, bank-conflict ways.
+  QHash<int, double> lineShares;
+  QHash<int, int> lineBankWays;
   qint64 elapsedMs = 0;
 };
 

@@ -64,6 +64,7 @@ private:
   void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
   void highlight(int sourceLine, bool scrollSource, bool scrollCode);
   void renderResources();
+  void renderSassResources();
   void showMessage(const QString& text);
   /// Puts the lowered text, filtered for PTX, into the pane.
   void showCode();
