@@ -302,6 +302,17 @@ private Q_SLOTS:
       QSKIP("no nvcc: the sm_100a SASS goes through the CUDA export");
     auto snap = test::corpusSnapshot(kBlackwell);
     QVERIFY(snap->result.accepted);
+    {
+      // The PTX tab of sm_100a (no LLVM path) points to the SASS tab's nvcc report.
+      views::SelectionModel selection;
+      selection.setSnapshot(snap);
+      widgets::LoweredCodeView code(&selection);
+      code.setCheck(snap);
+      code.setLowered(
+          views::buildLowerSnapshot(*test::compiler(), snap, views::LoweredEmit::Ptx, 4));
+      QVERIFY2(code.resourcesText().contains("select SASS for nvcc's resource report"),
+               qPrintable(code.resourcesText()));
+    }
     QTemporaryDir dir;
     {
       // Without the disassembler: nvcc's resource report is still shown.

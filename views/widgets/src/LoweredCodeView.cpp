@@ -267,7 +267,10 @@ void LoweredCodeView::renderResources() {
     bool running = m_lowered && m_lowered->ok && m_lowered->kind == views::LoweredEmit::Ptx;
     m_resources->setText(running ? tr("ptxas: running…")
                          : m_emit == views::LoweredEmit::Ptx && m_lowered && !m_lowered->ok
-                             ? tr("ptxas: no PTX to assemble")
+                             ? (m_lowered->cudaOffered
+                                    ? tr("ptxas: no PTX to assemble — select SASS for nvcc's "
+                                         "resource report of the CUDA export")
+                                    : tr("ptxas: no PTX to assemble"))
                              : tr("ptxas: select PTX to assemble the LLVM path's output and see "
                                   "its resource usage"));
     return;
