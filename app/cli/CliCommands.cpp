@@ -617,13 +617,16 @@ void printHelp(const std::string& topic) {
                 "  expect_tx, complete_tx, wait with slot and phase), barrier and resource\n"
                 "  summaries; --format chrome writes Chrome/Perfetto trace JSON.\n"},
       {"lower",
-       "cake lower FILE --emit llvm|ptx|cuda|cubin|metadata [-o OUT] [--via llvm|cuda]\n"
+       "cake lower FILE --emit llvm|ptx|cuda|cubin|metadata|sass [-o OUT] [--via llvm|cuda]\n"
        "           [--cuda-compiler nvrtc|nvcc] [--format text|json] [-O N] [--no-debug-info]\n"
        "           [--timeout S] [--cuda-home DIR] [--benchmark N]\n"
        "  Lowers an accepted kernel. metadata: the derived tables (JSON); llvm/ptx: the\n"
        "  in-process LLVM path (sm_80, sm_90a); cuda: CUDA C++ with inline PTX for every\n"
        "  target; cubin: ptxas (--via llvm) or NVRTC/nvcc (--via cuda) with resource\n"
-       "  evidence judged against the IR. --benchmark N times the LLVM path against\n"
+       "  evidence judged against the IR; sass: that cubin (nvcc -lineinfo with --via cuda)\n"
+       "  disassembled by nvdisasm -c -g (found through CAKE_NVDISASM, PATH, the CUDA\n"
+       "  toolkit or the pip package nvidia-cuda-nvdisasm; JSON adds the SASS -> IR line\n"
+       "  links). --benchmark N times the LLVM path against\n"
        "  nvcc -ptx on the exported CUDA. exit: 0 ok, 1 findings, 2 usage or I/O error\n"},
       {"diff", "cake diff A.cake B.cake [--format text|json] [--target T] [--no-ptx]\n"
                "  Semantic diff: declarations and operations added/removed/changed (aligned by\n"
@@ -698,7 +701,8 @@ void printHelp(const std::string& topic) {
        "  Searches one-decision schedule edits of KERNEL (pipeline depth, grid schedule, tile\n"
        "  constants, register split, swizzle, MMA groups in flight), gated by the verifier and\n"
        "  ranked by the cost model (the edits its hints name first, unless --no-hints); writes\n"
-       "  a campaign folder (or a new arm of one) and imports it. Deterministic for a seed (give --timestamp for byte-identical logs).\n"},
+       "  a campaign folder (or a new arm of one) and imports it. Deterministic for a seed (give "
+       "--timestamp for byte-identical logs).\n"},
       {"proposal",
        "cake proposal evaluate P [--workspace WS] [--corpus DIR|MANIFEST] [--format text|json]\n"
        "          [--actor NAME] [--jobs N] [--no-gate] [--registry DIR] [--targets DIR]\n"

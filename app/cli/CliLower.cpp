@@ -2,6 +2,7 @@
 // LLVM IR / PTX through the in-process LLVM path, CUDA C++ with inline PTX, or a cubin with
 // ptxas resource evidence judged against the IR.
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "CliSass.h"
 #include "CliSupport.h"
 
 #include "cake/Driver/Output.h"
@@ -72,9 +73,10 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
   if (!a.error.empty())
     return usageError("lower", a.error);
   std::string emit = a.get("--emit");
-  static const std::vector<std::string> emits = {"llvm", "ptx", "cuda", "cubin", "metadata"};
+  static const std::vector<std::string> emits = {"llvm",  "ptx",      "cuda",
+                                                 "cubin", "metadata", "sass"};
   if (std::find(emits.begin(), emits.end(), emit) == emits.end())
-    return usageError("lower", "--emit takes llvm, ptx, cuda, cubin or metadata");
+    return usageError("lower", "--emit takes llvm, ptx, cuda, cubin, metadata or sass");
   std::string format = a.get("--format", "text");
   int code = 0;
   if (!checkFormat("lower", format, {"text", "json"}, code))
@@ -154,7 +156,8 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
   ctx.cudaHome = a.get("--cuda-home");
 
   // The LLVM path states what it cannot emit; it never falls back to another target or path.
-  bool wantLlvm = emit == "llvm" || emit == "ptx" || (emit == "cubin" && via == "llvm");
+  bool wantLlvm =
+      emit == "llvm" || emit == "ptx" || ((emit == "cubin" || emit == "sass") && via == "llvm");
   if (wantLlvm && !lower::llvmSupportsTarget(target)) {
     Diagnostic d = lower::makeFinding(
         lower::LowerId::LoweringUnsupported, targetRange(r.module),
@@ -163,6 +166,21 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
             "--emit cubin --via cuda)");
     printFindings({d}, *r.sources, stderr);
     return 1;
+  }
+  if (emit == "sass") {
+    SassRequest q;
+    q.check = &r;
+    q.lowered = &lk;
+    q.provenance = &prov;
+    q.context = &ctx;
+    q.targetRange = targetRange(r.module);
+    q.path = path;
+    q.revision = compiler->revision();
+    q.format = format;
+    q.output = out;
+    q.viaCuda = via == "cuda";
+    q.optLevel = static_cast<int>(optLevel);
+    return emitSass(q);
   }
 
   lower::LlvmOptions lo;

@@ -122,6 +122,7 @@ MainWindow::MainWindow(views::CompileSession* session, QWidget* parent)
   buildMenus();
   setupLineageDock();
   setupRunDock();
+  setupGutterMetrics();
   applyPalette();
   resize(1280, 800);
 }

@@ -261,6 +261,8 @@ private:
   QStringList m_progressCampaigns;
   // Runs (issue 15 §5), MainWindowRuns.cpp.
   void setupRunsDock();
+  // The editor gutter's metrics columns (issue 17 item 6), MainWindowGutter.cpp.
+  void setupGutterMetrics();
   views::RunController* m_runs = nullptr;
   widgets::RunsView* m_runsView = nullptr;
   QDockWidget* m_runsDock = nullptr;

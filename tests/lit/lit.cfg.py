@@ -30,3 +30,15 @@ if os.access(os.path.join(cuda_bin, "ptxas"), os.X_OK):
 else:
     lit_config.warning("no CUDA toolkit (%s not found; set CUDA_HOME): the tests that say "
                        "'REQUIRES: cuda' are UNSUPPORTED" % os.path.join(cuda_bin, "ptxas"))
+
+# The SASS disassembler is not in every CUDA toolkit (docs/workbench.md, "SASS"): tests of real
+# SASS say `REQUIRES: nvdisasm` and run when $CAKE_NVDISASM names it (e.g. the pip package
+# nvidia-cuda-nvdisasm in a venv); the missing-tool tests always run.
+nvdisasm = os.environ.get("CAKE_NVDISASM", "")
+if nvdisasm and os.path.isdir(nvdisasm):
+    nvdisasm = os.path.join(nvdisasm, "nvdisasm")
+if nvdisasm and os.access(nvdisasm, os.X_OK):
+    config.available_features.add("nvdisasm")
+    config.environment["CAKE_NVDISASM"] = nvdisasm
+else:
+    lit_config.note("no nvdisasm (set CAKE_NVDISASM): the real-SASS tests are UNSUPPORTED")

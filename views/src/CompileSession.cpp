@@ -210,7 +210,7 @@ bool CompileSession::cancelJob(quint64 id) {
 
 void CompileSession::cancelToolJobs() {
   for (auto it = m_active.begin(); it != m_active.end(); ++it)
-    if (it->kind == JobKind::Lower || it->kind == JobKind::Ptxas)
+    if (it->kind == JobKind::Lower || it->kind == JobKind::Ptxas || it->kind == JobKind::Sass)
       it->cancel->store(true);
 }
 
@@ -319,11 +319,13 @@ quint64 CompileSession::requestLower(const CheckSnapshotPtr& snapshot, LoweredEm
   m_latestLower = id;
   m_latestPtxas = 0;
   quint64 checkJob = snapshot->jobId;
+  // SASS is a job of its own kind: it runs ptxas or nvcc and nvdisasm (seconds).
   std::shared_ptr<std::atomic<bool>> cancel =
-      beginJob(id, JobKind::Lower,
+      beginJob(id, kind == LoweredEmit::Sass ? JobKind::Sass : JobKind::Lower,
                QStringLiteral("lower %1 to %2")
                    .arg(QFileInfo(snapshot->path).fileName(), loweredEmitName(kind)));
   std::shared_ptr<const driver::Compiler> compiler = m_compiler;
+  double timeout = m_toolTimeout;
   auto* watcher = new QFutureWatcher<LowerSnapshotPtr>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id, checkJob] {
     LowerSnapshotPtr result = watcher->result();
@@ -343,11 +345,11 @@ quint64 CompileSession::requestLower(const CheckSnapshotPtr& snapshot, LoweredEm
       requestPtxas(result);
   });
   watcher->setFuture(QtConcurrent::run(
-      &m_toolPool, [this, compiler, cancel, snapshot, kind, id]() -> LowerSnapshotPtr {
+      &m_toolPool, [this, compiler, cancel, snapshot, kind, id, timeout]() -> LowerSnapshotPtr {
         if (cancel->load())
           return nullptr;
         markRunning(id);
-        return buildLowerSnapshot(*compiler, snapshot, kind, id);
+        return buildLowerSnapshot(*compiler, snapshot, kind, id, cancel.get(), timeout);
       }));
   return id;
 }

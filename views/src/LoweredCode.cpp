@@ -2,8 +2,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/LoweredCode.h"
 
+#include "cake/views/GutterMetrics.h"
+
 #include "cake/Driver/Compiler.h"
 #include "cake/Lower/CudaEmitter.h"
+#include "cake/Lower/Sass.h"
 #include "cake/Lower/Toolchain.h"
 #include "cake/LowerLLVM/LlvmBackend.h"
 
@@ -24,6 +27,8 @@ QString loweredEmitName(LoweredEmit kind) {
     return QStringLiteral("LLVM IR");
   case LoweredEmit::Cuda:
     return QStringLiteral("CUDA");
+  case LoweredEmit::Sass:
+    return QStringLiteral("SASS");
   }
   return {};
 }
@@ -56,23 +61,24 @@ FilteredLines filterLowered(const QString& text, const LoweredFilter& filter) {
 
 // ------------------------------------------------------------------------------ line map
 
-namespace {
-
-int indentOf(const QString& line) {
-  int i = 0;
-  while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
-    ++i;
-  return i;
-}
-
-} // namespace
-
 LoweredLineMap LoweredLineMap::build(const QString& text, LoweredEmit kind,
-                                     const QString& sourcePath) {
+                                     const QString& sourcePath, const QString& cudaExport) {
   LoweredLineMap m;
   const QStringList lines = text.split('\n');
   m.m_source.fill(0, lines.size());
-  if (kind == LoweredEmit::Ptx) {
+  auto take = [&m](const std::vector<int>& from) {
+    for (int i = 0; i < m.m_source.size() && i < int(from.size()); ++i)
+      m.m_source[i] = from[size_t(i)];
+  };
+  if (kind == LoweredEmit::Sass) {
+    // Each instruction takes the innermost location of the latest `//## File` comment that is
+    // in the .cake file, or in the CUDA export (then mapped through its `// L<n>:` comments).
+    std::vector<int> cuda;
+    if (!cudaExport.isEmpty())
+      cuda = lower::cudaIrLines(cudaExport.toStdString());
+    take(lower::sassIrLines(text.toStdString(), sourcePath.toStdString(),
+                            cudaExport.isEmpty() ? nullptr : &cuda));
+  } else if (kind == LoweredEmit::Ptx) {
     // `.file N "path"` entries (LLVM prints them after the code); `.loc N line col` sets the
     // source line of the instructions that follow, up to the next `.loc` or the end of the
     // function.
@@ -117,21 +123,9 @@ LoweredLineMap LoweredLineMap::build(const QString& text, LoweredEmit kind,
         if (auto u = useRe.match(lines[i]); u.hasMatch())
           m.m_source[i] = lineOfNode.value(u.captured(1).toInt(), 0);
   } else {
-    // The CUDA emitter writes `// L<n>: <op>` before the code of each operation; the code runs
-    // until the next such comment or until the enclosing block closes (less indentation).
-    static const QRegularExpression provRe(QStringLiteral(R"(^\s*// L(\d+):)"));
-    int cur = 0, indent = 0;
-    for (int i = 0; i < lines.size(); ++i) {
-      const QString& l = lines[i];
-      if (auto p = provRe.match(l); p.hasMatch()) {
-        cur = p.captured(1).toInt();
-        indent = indentOf(l);
-      } else if (cur > 0 && !l.trimmed().isEmpty() && indentOf(l) < indent) {
-        cur = 0;
-      }
-      if (!l.trimmed().isEmpty())
-        m.m_source[i] = cur;
-    }
+    // The CUDA emitter writes `// L<n>: <op>` before the code of each operation (shared with
+    // the SASS of the export, whose nvcc line info names lines of it).
+    take(lower::cudaIrLines(text.toStdString()));
   }
   for (int i = 0; i < m.m_source.size(); ++i)
     if (m.m_source[i] > 0)
@@ -164,10 +158,74 @@ QString findingsText(const std::vector<Diagnostic>& findings, const driver::Chec
   return out.join('\n');
 }
 
+/// SASS of an accepted, lowered kernel: the LLVM path's PTX through ptxas, or (a target beyond
+/// the LLVM path, sm_100a) the CUDA export through nvcc -lineinfo, then nvdisasm. Without the
+/// disassembler the pane says what to install and still shows the compile's resource report.
+void fillSass(LowerSnapshot& s, const driver::Compiler& compiler, const CheckSnapshot& check,
+              const lower::LoweredKernel& lk, const std::atomic<bool>* cancel, double timeout) {
+  const driver::CheckResult& r = check.result;
+  std::string target = lk.program.target;
+  std::string path = check.path.toStdString();
+  bool viaCuda = !lower::llvmSupportsTarget(target);
+  std::string code;
+  if (viaCuda) {
+    lower::Provenance prov{path, driver::Compiler::version(), compiler.revision()};
+    code = lower::emitCuda(lk.program, lk.metadata, prov);
+  } else {
+    lower::LlvmOptions lo;
+    lo.wantPtx = true;
+    lower::LlvmResult res = lower::emitLlvm(lk.program, lo);
+    if (!res.ok) {
+      s.unavailable = QStringLiteral("LLVM path: ") + qs(res.error);
+      return;
+    }
+    code = std::move(res.ptx);
+  }
+  lower::EvidenceContext ctx;
+  ctx.module = &r.module;
+  ctx.model = &r.model;
+  ctx.metadata = &lk.metadata;
+  ctx.timeoutSeconds = timeout;
+  ctx.cancel = cancel;
+  lower::SassResult sr = lower::sassEvidence(code, viaCuda, target, ctx);
+  s.compileTool = qs(sr.compile.tool);
+  s.compiled = sr.compile.ok;
+  for (const lower::PtxasEntry& e : sr.compile.report.entries)
+    s.compileEntries << e;
+  for (const Diagnostic& d : sr.compile.findings)
+    if (sr.compile.ok)
+      s.compileFindings << findingsText({d}, r);
+  s.toolMissing = sr.toolMissing;
+  if (sr.disassembled) {
+    s.text = qs(sr.sass);
+    s.ok = true;
+    s.lines = LoweredLineMap::build(s.text, LoweredEmit::Sass, check.path,
+                                    viaCuda ? qs(code) : QString());
+    s.instructions = lineInstructions(s.text, LoweredEmit::Sass, s.lines);
+    return;
+  }
+  QStringList why;
+  if (!sr.compile.ok)
+    why << QStringLiteral("No cubin to disassemble: %1").arg(findingsText(sr.compile.findings, r));
+  why << findingsText(sr.findings, r);
+  if (sr.compile.ok && !s.compileEntries.isEmpty()) {
+    // The compile's own report is still worth showing (sm_100a: nvcc --resource-usage of the
+    // CUDA export, which no other pane shows).
+    QStringList report;
+    for (const QString& l : qs(sr.compile.log).split('\n'))
+      if (l.contains(QLatin1String("ptxas info")) || l.contains(QLatin1String("bytes stack")))
+        report << l.trimmed();
+    why << QStringLiteral("\nResource report of %1:\n%2").arg(s.compileTool, report.join('\n'));
+  }
+  why.removeAll(QString());
+  s.unavailable = why.join('\n');
+}
+
 } // namespace
 
 LowerSnapshotPtr buildLowerSnapshot(const driver::Compiler& compiler, const CheckSnapshotPtr& check,
-                                    LoweredEmit kind, quint64 jobId) {
+                                    LoweredEmit kind, quint64 jobId,
+                                    const std::atomic<bool>* cancel, double timeoutSeconds) {
   QElapsedTimer timer;
   timer.start();
   auto s = std::make_shared<LowerSnapshot>();
@@ -196,6 +254,10 @@ LowerSnapshotPtr buildLowerSnapshot(const driver::Compiler& compiler, const Chec
   }
   s->lowered = lk;
   std::string target = lk->program.target;
+  if (kind == LoweredEmit::Sass) {
+    fillSass(*s, compiler, *check, *lk, cancel, timeoutSeconds);
+    return done();
+  }
   if (kind == LoweredEmit::Cuda) {
     lower::Provenance prov{path, driver::Compiler::version(), compiler.revision()};
     s->text = qs(lower::emitCuda(lk->program, lk->metadata, prov));
@@ -221,8 +283,10 @@ LowerSnapshotPtr buildLowerSnapshot(const driver::Compiler& compiler, const Chec
       s->ok = true;
     }
   }
-  if (s->ok)
+  if (s->ok) {
     s->lines = LoweredLineMap::build(s->text, kind, check->path);
+    s->instructions = lineInstructions(s->text, kind, s->lines);
+  }
   return done();
 }
 

@@ -5,6 +5,7 @@
 
 #include "cake/IR/Printer.h"
 #include "cake/Support/Sha256.h"
+#include "cake/views/GutterMetrics.h"
 #include "cake/views/RunsData.h"
 
 #include <QDir>
@@ -376,12 +377,15 @@ CostSnapshotPtr buildCostSnapshot(const driver::Compiler& compiler, const CheckS
     if (e->ok && check->views)
       s->timeline = std::make_shared<const TimelineData>(timelineInTime(
           check->views->timeline, e->schedule, r.verification.trace.size()));
+    s->lineShares = lineTimeShares(*check, s->shares);
     if (!e->ok && s->data.unavailable.isEmpty())
       s->data.unavailable = QStringLiteral("no cost estimate");
     else if (!e->ok)
       s->data.unavailable = QStringLiteral("no cost estimate: ") + s->data.unavailable;
     s->estimate = std::move(e);
   }
+  // The gutter's bank column: the verifier's facts, also for a kernel that is not costed.
+  s->lineBankWays = lineBankWays(*check);
   s->elapsedMs = timer.elapsed();
   return s;
 }

@@ -468,14 +468,18 @@ Evidence nvccEvidence(const std::string& cuda, const std::string& target,
   std::string num = target.substr(3), out;
   auto args = [&](const std::string& tool, const std::string& in, const std::string& dir) {
     out = cubinPath.empty() ? dir + "/kernel.cubin" : cubinPath;
-    return std::vector<std::string>{
+    std::vector<std::string> argv{
         tool,      "-cubin", "-gencode",   "arch=compute_" + num + ",code=sm_" + num,
         "-Xptxas", "-v",     "-std=c++17", in,
         "-o",      out};
+    if (ctx.lineInfo)
+      argv.insert(argv.begin() + 1, "-lineinfo");
+    return argv;
   };
   TempDir dir(tempDir(ctx));
-  bool ok = runCudaTool(ev, ctx, "nvcc", "nvcc -cubin " + nvccGencode(target) + " -Xptxas -v", dir,
-                        "kernel.cu", cuda, args);
+  std::string label = std::string("nvcc -cubin ") + (ctx.lineInfo ? "-lineinfo " : "") +
+                      nvccGencode(target) + " -Xptxas -v";
+  bool ok = runCudaTool(ev, ctx, "nvcc", label, dir, "kernel.cu", cuda, args);
   ev.report = parsePtxasOutput(ev.log);
   if (ok) {
     ev.cubinPath = cubinPath;

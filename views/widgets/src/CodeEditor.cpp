@@ -9,10 +9,13 @@
 #include "cake/views/SymbolIndex.h"
 
 #include <QAbstractItemView>
+#include <QAction>
 #include <QCompleter>
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMap>
+#include <QMenu>
 #include <QPainter>
 #include <QScrollBar>
 #include <QStringListModel>
@@ -30,6 +33,9 @@ public:
 
 protected:
   void paintEvent(QPaintEvent* event) override { m_editor->paintGutter(event); }
+  void contextMenuEvent(QContextMenuEvent* event) override {
+    m_editor->gutterContextMenu(event->globalPos());
+  }
 
 private:
   CodeEditor* m_editor;
@@ -63,13 +69,107 @@ CodeEditor::CodeEditor(QWidget* parent)
   m_completer->popup()->setObjectName(QStringLiteral("completionPopup"));
   connect(m_completer, qOverload<const QString&>(&QCompleter::activated), this,
           &CodeEditor::insertCompletion);
+
+  const std::pair<views::GutterColumn, QString> columns[] = {
+      {views::GutterTimeShare, tr("Time share (cost model)")},
+      {views::GutterBankWays, tr("Bank-conflict ways")},
+      {views::GutterInstructions, tr("PTX / SASS instructions")},
+      {views::GutterHeatStrip, tr("Heat strip")}};
+  for (const auto& [column, label] : columns) {
+    auto* a = new QAction(label, this);
+    a->setCheckable(true);
+    a->setChecked(true);
+    a->setData(unsigned(column));
+    a->setObjectName(QStringLiteral("gutterColumn%1").arg(unsigned(column)));
+    connect(a, &QAction::toggled, this, [this, column](bool on) {
+      setGutterColumns(on ? m_columns | column : m_columns & ~unsigned(column));
+    });
+    m_columnActions << a;
+  }
 }
 
 CodeEditor::~CodeEditor() = default;
 
+namespace {
+constexpr int kStripWidth = 5;
+constexpr views::GutterColumn kTextColumns[] = {views::GutterTimeShare, views::GutterBankWays,
+                                                views::GutterInstructions};
+} // namespace
+
+QRect CodeEditor::gutterColumnRect(views::GutterColumn column) const {
+  const views::GutterMetrics& g = m_metrics;
+  auto has = [&](views::GutterColumn c) {
+    if (!(m_columns & c))
+      return false;
+    switch (c) {
+    case views::GutterTimeShare:
+    case views::GutterHeatStrip:
+      return !g.shares.isEmpty();
+    case views::GutterBankWays:
+      return !g.bankWays.isEmpty();
+    case views::GutterInstructions:
+      return !g.instructions.isEmpty();
+    default:
+      return false;
+    }
+  };
+  int charW = fontMetrics().horizontalAdvance(QLatin1Char('9'));
+  int x = 0;
+  if (has(views::GutterHeatStrip)) {
+    if (column == views::GutterHeatStrip)
+      return QRect(0, 0, kStripWidth, 1);
+    x += kStripWidth + 1;
+  }
+  for (views::GutterColumn c : kTextColumns) {
+    if (!has(c))
+      continue;
+    int chars = 3; // "12%", "32×"
+    if (c == views::GutterTimeShare)
+      chars = 4; // "100%"
+    if (c == views::GutterInstructions) {
+      int most = 0;
+      for (int n : g.instructions)
+        most = qMax(most, n);
+      chars = qMax(2, int(QString::number(most).size()));
+    }
+    int w = charW * chars + 6;
+    if (c == column)
+      return QRect(x, 0, w, 1);
+    x += w;
+  }
+  return column == views::GutterColumn(0) ? QRect(x, 0, 0, 1) : QRect();
+}
+
 int CodeEditor::gutterWidth() const {
   int digits = QString::number(qMax(1, blockCount())).size();
-  return 18 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * qMax(3, digits);
+  int lead = gutterColumnRect(views::GutterColumn(0)).x();
+  return lead + 18 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * qMax(3, digits);
+}
+
+void CodeEditor::setGutterMetrics(const views::GutterMetrics& metrics) {
+  m_metrics = metrics;
+  setViewportMargins(gutterWidth(), 0, 0, 0);
+  QRect cr = contentsRect();
+  m_gutter->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
+  m_gutter->update();
+}
+
+void CodeEditor::setGutterColumns(unsigned columns) {
+  m_columns = columns & views::GutterAllColumns;
+  for (QAction* a : std::as_const(m_columnActions)) {
+    const QSignalBlocker block(a);
+    a->setChecked(m_columns & a->data().toUInt());
+  }
+  setGutterMetrics(m_metrics);
+}
+
+void CodeEditor::gutterContextMenu(const QPoint& globalPos) {
+  QMenu menu(this);
+  menu.setObjectName(QStringLiteral("gutterMenu"));
+  menu.addSection(tr("Gutter columns"));
+  for (QAction* a : std::as_const(m_columnActions))
+    menu.addAction(a);
+  menu.exec(globalPos);
 }
 
 void CodeEditor::updateGutter(const QRect& rect, int dy) {
@@ -98,20 +198,46 @@ void CodeEditor::paintGutter(QPaintEvent* event) {
   for (const Mark& m : m_marks)
     worst[m.line] = worst.contains(m.line) ? qMin(worst[m.line], m.severity) : m.severity;
   const int current = textCursor().blockNumber() + 1;
+  const int lead = gutterColumnRect(views::GutterColumn(0)).x();
+  const QRect strip = gutterColumnRect(views::GutterHeatStrip);
+  // The heat strip: the time share over the largest line share, from transparent to the
+  // palette's hot colour (one hue in light and dark themes).
+  const QColor hot(220, 60, 30);
   while (block.isValid() && top <= event->rect().bottom()) {
     if (block.isVisible() && bottom >= event->rect().top()) {
       int line = block.blockNumber() + 1;
+      int h = bottom - top;
+      if (!strip.isEmpty())
+        if (double heat = m_metrics.heat(line); heat > 0) {
+          QColor c = hot;
+          c.setAlphaF(float(0.15 + 0.85 * heat));
+          p.fillRect(QRect(strip.x(), top, strip.width(), h), c);
+        }
+      QColor dim = palette().color(QPalette::PlaceholderText);
+      for (views::GutterColumn col : kTextColumns) {
+        QRect r = gutterColumnRect(col);
+        if (r.isEmpty())
+          continue;
+        QString text = m_metrics.cell(line, col);
+        if (text.isEmpty())
+          continue;
+        // Conflicts (more than 1 way) and the line's time share stand out; the rest is dim.
+        bool loud = (col == views::GutterBankWays && m_metrics.bankWays.value(line) > 1) ||
+                    (col == views::GutterTimeShare && m_metrics.heat(line) >= 0.5);
+        p.setPen(loud ? (col == views::GutterBankWays ? views::severityColor(1) : hot) : dim);
+        p.drawText(r.x(), top, r.width() - 4, fontMetrics().height(), Qt::AlignRight, text);
+      }
       if (worst.contains(line)) {
         p.setBrush(views::severityColor(worst[line]));
         p.setPen(Qt::NoPen);
         int r = qMax(3, fontMetrics().height() / 4);
-        p.drawEllipse(QPoint(r + 3, top + fontMetrics().height() / 2), r, r);
+        p.drawEllipse(QPoint(lead + r + 3, top + fontMetrics().height() / 2), r, r);
       }
       QColor number = palette().color(QPalette::PlaceholderText);
       if (line == current)
         number = palette().color(QPalette::Text);
       p.setPen(number);
-      p.drawText(0, top, m_gutter->width() - 4, fontMetrics().height(), Qt::AlignRight,
+      p.drawText(lead, top, m_gutter->width() - lead - 4, fontMetrics().height(), Qt::AlignRight,
                  QString::number(line));
     }
     block = block.next();
@@ -329,6 +455,9 @@ QString CodeEditor::hoverText(int line, int column, bool gutter) const {
   for (const Mark& m : m_marks)
     if (gutter ? line == m.line : inside(m, line, column))
       text << m.message;
+  if (gutter)
+    if (QString metrics = m_metrics.tooltip(line); !metrics.isEmpty())
+      text << metrics;
   return text.join(QStringLiteral("\n\n"));
 }
 

@@ -58,8 +58,8 @@ LoweredCodeView::LoweredCodeView(views::SelectionModel* selection, QWidget* pare
       m_hideAsm(new QCheckBox(tr("hide inline-asm markers"), this)) {
   setObjectName(QStringLiteral("loweredCodeView"));
   m_selector->setObjectName(QStringLiteral("loweredEmitSelector"));
-  for (views::LoweredEmit e :
-       {views::LoweredEmit::Ptx, views::LoweredEmit::LlvmIr, views::LoweredEmit::Cuda})
+  for (views::LoweredEmit e : {views::LoweredEmit::Ptx, views::LoweredEmit::LlvmIr,
+                               views::LoweredEmit::Cuda, views::LoweredEmit::Sass})
     m_selector->addItem(views::loweredEmitName(e), int(e));
   m_showCuda->setObjectName(QStringLiteral("showCudaButton"));
   m_showCuda->hide();
@@ -193,10 +193,13 @@ void LoweredCodeView::setLowered(const views::LowerSnapshotPtr& lowered) {
   } else {
     m_shown = {};
     m_code->setPlainText(lowered->unavailable);
-    m_status->setText(lowered->cudaOffered
-                          ? tr("%1: no LLVM path for %2 — the CUDA export works")
-                                .arg(views::loweredEmitName(lowered->kind), lowered->target)
-                          : lowered->unavailable.section('\n', 0, 0));
+    m_status->setText(
+        lowered->cudaOffered ? tr("%1: no LLVM path for %2 — the CUDA export works")
+                                   .arg(views::loweredEmitName(lowered->kind), lowered->target)
+        : lowered->toolMissing
+            ? tr("SASS: no disassembler — install the pip package nvidia-cuda-nvdisasm or set "
+                 "CAKE_NVDISASM (details below)")
+            : lowered->unavailable.section('\n', 0, 0));
   }
   m_internal = false;
   m_showCuda->setVisible(lowered->cudaOffered);
@@ -256,11 +259,18 @@ void LoweredCodeView::renderResources() {
     m_resources->setText(tr("ptxas: no lowered code"));
     return;
   }
+  if (m_emit == views::LoweredEmit::Sass) {
+    renderSassResources();
+    return;
+  }
   if (!current) {
     bool running = m_lowered && m_lowered->ok && m_lowered->kind == views::LoweredEmit::Ptx;
     m_resources->setText(running ? tr("ptxas: running…")
                          : m_emit == views::LoweredEmit::Ptx && m_lowered && !m_lowered->ok
-                             ? tr("ptxas: no PTX to assemble")
+                             ? (m_lowered->cudaOffered
+                                    ? tr("ptxas: no PTX to assemble — select SASS for nvcc's "
+                                         "resource report of the CUDA export")
+                                    : tr("ptxas: no PTX to assemble"))
                              : tr("ptxas: select PTX to assemble the LLVM path's output and see "
                                   "its resource usage"));
     return;
@@ -297,6 +307,42 @@ void LoweredCodeView::renderResources() {
                                        .arg(p.findings.join(QStringLiteral("; ")).toHtmlEscaped()));
   m_resources->setTextFormat(Qt::RichText);
   m_resources->setText(tr("ptxas (%1 s): ").arg(p.seconds, 0, 'f', 1) +
+                       parts.join(QStringLiteral(" · ")));
+}
+
+void LoweredCodeView::renderSassResources() {
+  // The SASS job made its own cubin: its compile's report, not the PTX tab's ptxas run.
+  const views::LowerSnapshot* l = m_lowered.get();
+  m_resources->setTextFormat(Qt::RichText);
+  if (!l) {
+    m_resources->setText(tr("SASS: compiling and disassembling…"));
+    return;
+  }
+  if (l->compileTool.isEmpty()) {
+    m_resources->setText(tr("SASS: no cubin was compiled"));
+    return;
+  }
+  QStringList parts;
+  for (const lower::PtxasEntry& e : l->compileEntries)
+    parts << tr("<b>%1</b>: %2 registers, %3 B spill stores / %4 B spill loads, %5 B static "
+                "smem, %6 barriers, %7 B stack")
+                 .arg(QString::fromStdString(e.name).toHtmlEscaped())
+                 .arg(e.registers)
+                 .arg(e.spillStores)
+                 .arg(e.spillLoads)
+                 .arg(e.smemBytes)
+                 .arg(e.barriers)
+                 .arg(e.stackFrame);
+  if (!l->compiled)
+    parts << tr("the compile failed");
+  else
+    parts << (l->compileFindings.isEmpty()
+                  ? tr("no contradiction with the IR")
+                  : tr("<b>findings:</b> %1")
+                        .arg(l->compileFindings.join(QStringLiteral("; ")).toHtmlEscaped()));
+  if (l->toolMissing)
+    parts << tr("<b>no nvdisasm</b> (see the pane)");
+  m_resources->setText(tr("%1: ").arg(l->compileTool.toHtmlEscaped()) +
                        parts.join(QStringLiteral(" · ")));
 }
 

@@ -82,6 +82,9 @@ struct EvidenceContext {
   std::string workDir;  ///< where temporary files go (default: $TMPDIR or /tmp)
   std::string cudaHome; ///< explicit CUDA toolkit root (default: search, see findCudaTool)
   const std::atomic<bool>* cancel = nullptr; ///< kills the tool when set (a superseded job)
+  /// nvcc: keep the source line info in the cubin (`-lineinfo`, for SASS line links); ptxas
+  /// keeps PTX `.loc` line info without a flag.
+  bool lineInfo = false;
 };
 
 /// Assembles PTX with `ptxas -arch=<target> -v`; writes the cubin to `cubinPath` when given.

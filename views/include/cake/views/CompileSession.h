@@ -45,7 +45,9 @@ using BaselinePtr = std::shared_ptr<const Baseline>;
 using BaselineDeltaPtr = std::shared_ptr<const BaselineDelta>;
 
 /// What lowering emits for the code view.
-enum class LoweredEmit : quint8 { Ptx, LlvmIr, Cuda };
+/// Sass: the cubin (ptxas on the PTX, or nvcc on the CUDA export for targets beyond the LLVM
+/// path) disassembled by nvdisasm, in a JobKind::Sass job.
+enum class LoweredEmit : quint8 { Ptx, LlvmIr, Cuda, Sass };
 
 /// Evaluate, Review and Preview are the Proposals dock's jobs (runTask).
 enum class JobKind : quint8 {

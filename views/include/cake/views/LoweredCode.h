@@ -19,14 +19,17 @@
 
 namespace cake::views {
 
-QString loweredEmitName(LoweredEmit kind); ///< "PTX", "LLVM IR", "CUDA"
+QString loweredEmitName(LoweredEmit kind); ///< "PTX", "LLVM IR", "CUDA", "SASS"
 
 /// Which .cake line each lowered line comes from, and back.
 class LoweredLineMap {
 public:
   /// Parses `text` of the given kind; `sourcePath` names the .cake file (PTX `.file` entries
-  /// for other files are ignored).
-  static LoweredLineMap build(const QString& text, LoweredEmit kind, const QString& sourcePath);
+  /// for other files are ignored). SASS: nvdisasm -g's `//## File` comments; a location in a
+  /// `.cu` file goes through the provenance comments of `cudaExport`, the CUDA export that nvcc
+  /// compiled with -lineinfo (when given).
+  static LoweredLineMap build(const QString& text, LoweredEmit kind, const QString& sourcePath,
+                              const QString& cudaExport = {});
   /// The .cake line of lowered line `loweredLine` (1-based), 0 when it has none.
   int sourceLine(int loweredLine) const { return m_source.value(loweredLine - 1, 0); }
   /// The lowered lines (1-based, ascending) mapped to .cake line `sourceLine`.
@@ -71,6 +74,15 @@ struct LowerSnapshot {
   bool cudaOffered = false;
   std::shared_ptr<const lower::LoweredKernel> lowered; ///< null when lowering failed
   qint64 elapsedMs = 0;
+  /// SASS: the compile that made the cubin (ptxas -v on the PTX, or nvcc --resource-usage on
+  /// the CUDA export beyond the LLVM path), also when there is no disassembler.
+  QString compileTool;
+  bool compiled = false;
+  QVector<lower::PtxasEntry> compileEntries;
+  QStringList compileFindings; ///< the compile's report judged against the IR
+  bool toolMissing = false;    ///< no nvdisasm: `unavailable` says what to install
+  /// PTX / SASS instructions per IR line (the editor gutter's column, GutterMetrics.h).
+  QHash<int, int> instructions;
 };
 
 /// The result of one ptxas job.
@@ -92,9 +104,12 @@ struct PtxasSnapshot {
   qint64 elapsedMs = 0;
 };
 
-/// Lowers `check` to `emit` (background lowering job).
+/// Lowers `check` to `emit` (background lowering job); SASS runs external tools, killed when
+/// `cancel` becomes true or after `timeoutSeconds`.
 LowerSnapshotPtr buildLowerSnapshot(const driver::Compiler& compiler, const CheckSnapshotPtr& check,
-                                    LoweredEmit kind, quint64 jobId);
+                                    LoweredEmit kind, quint64 jobId,
+                                    const std::atomic<bool>* cancel = nullptr,
+                                    double timeoutSeconds = 60.0);
 /// Runs ptxas on the PTX of `lowered` and on each budgeted role alone (background ptxas job);
 /// the tool is killed when `cancel` becomes true or after `timeoutSeconds`.
 PtxasSnapshotPtr buildPtxasSnapshot(const LowerSnapshotPtr& lowered, quint64 jobId,

@@ -95,6 +95,9 @@ struct CostSnapshot {
   QHash<int, double> shares; ///< costShares() of the estimate (empty without one)
   /// The check's timeline on the predicted time axis (null without an estimate).
   std::shared_ptr<const TimelineData> timeline;
+  /// The editor gutter's per-IR-line tables (GutterMetrics.h): time share, bank-conflict ways.
+  QHash<int, double> lineShares;
+  QHash<int, int> lineBankWays;
   qint64 elapsedMs = 0;
 };
 

@@ -6,11 +6,13 @@
 
 #include "cake/views/Actionable.h"
 #include "cake/views/CompileSession.h"
+#include "cake/views/GutterMetrics.h"
 
 #include <QList>
 #include <QPlainTextEdit>
 #include <memory>
 
+class QAction;
 class QCompleter;
 class QStringListModel;
 
@@ -61,7 +63,8 @@ public:
   bool goToDefinition();
   /// The registry entry (rich text) the last go-to-definition on a primitive showed.
   QString primitiveEntryShown() const { return m_lastPrimitiveEntry; }
-  /// The finding messages shown when hovering a 1-based position (or the gutter of its line).
+  /// The finding messages shown when hovering a 1-based position (or the gutter of its line,
+  /// then with the line's gutter metrics).
   QString hoverText(int line, int column, bool gutter) const;
 
   /// Opens the completion popup for the cursor position (Ctrl+Space); returns the candidates.
@@ -77,8 +80,23 @@ public:
   /// Finds `text` from the cursor, wrapping around; false when absent.
   bool findText(const QString& text, bool backward = false);
 
+  /// Per-line metrics for the gutter's optional columns (time share, bank ways, PTX/SASS
+  /// instructions, heat strip; issue 17 item 6); metrics of another check are kept until the
+  /// caller replaces them.
+  void setGutterMetrics(const views::GutterMetrics& metrics);
+  const views::GutterMetrics& gutterMetrics() const { return m_metrics; }
+  /// The optional columns shown (views::GutterColumn flags; default all). A column with no
+  /// value on any line takes no room.
+  void setGutterColumns(unsigned columns);
+  unsigned gutterColumns() const { return m_columns; }
+  /// The checkable actions that toggle the columns (the gutter's context menu; a View menu).
+  QList<QAction*> gutterColumnActions() const { return m_columnActions; }
+  /// Where a column is drawn in the gutter (x range; empty when not shown).
+  QRect gutterColumnRect(views::GutterColumn column) const;
+
   int gutterWidth() const;
   void paintGutter(QPaintEvent* event);
+  void gutterContextMenu(const QPoint& globalPos);
 
 Q_SIGNALS:
   /// A short message for the status bar (e.g. "no definition for 'x'").
@@ -108,6 +126,9 @@ private:
   QCompleter* m_completer;
   QStringListModel* m_completions;
   int m_completionStart = 0;
+  views::GutterMetrics m_metrics;
+  unsigned m_columns = views::GutterAllColumns;
+  QList<QAction*> m_columnActions;
   bool m_movingCursor = false; ///< the cursor follows the selection (not the user)
 };
 

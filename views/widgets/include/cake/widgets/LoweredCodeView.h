@@ -1,9 +1,11 @@
-// The lowered-code view: the .cake IR beside its PTX, LLVM IR or CUDA C++ (a selector), linked
-// through the shared selection — an operation or editor line highlights the lowered lines it
-// produced (PTX `.loc`, LLVM `!dbg`, CUDA `// L<n>:`), clicking a lowered line selects its IR
-// line — and the ptxas resource report (registers, spills, shared memory, barriers, per-role
-// budget against need). Lowering and ptxas run in the façade's background jobs; the view asks
-// for them through emitRequested() and says why when there is no code.
+// The lowered-code view: the .cake IR beside its PTX, LLVM IR, CUDA C++ or SASS (a selector),
+// linked through the shared selection — an operation or editor line highlights the lowered
+// lines it produced (PTX `.loc`, LLVM `!dbg`, CUDA `// L<n>:`, nvdisasm `//## File`), clicking a
+// lowered line selects its IR line — and the ptxas resource report (registers, spills, shared
+// memory, barriers, per-role budget against need; for SASS the report of the compile that made
+// its cubin). Lowering, ptxas and SASS run in the façade's background jobs; the view asks for
+// them through emitRequested() and says why when there is no code (for SASS without nvdisasm:
+// what to install).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
@@ -64,6 +66,7 @@ private:
   void onSelectionChanged(const views::Selection& selection, views::SelectionOrigin origin);
   void highlight(int sourceLine, bool scrollSource, bool scrollCode);
   void renderResources();
+  void renderSassResources();
   void showMessage(const QString& text);
   /// Puts the lowered text, filtered for PTX, into the pane.
   void showCode();
