@@ -38,7 +38,7 @@ kernel pdl_read_before_wait target=sm_90a {
   on main {
     ew.fill inv_n value=0.000244140625
     ew.fill eps value=1.0e-6
-    ld.global w_r, W[warp * PER_WARP +: PER_WARP]
+    ld.global w_r, W[warp * PER_WARP +: PER_WARP]  // expected-blocking: ps-pdl-access-before-wait
     griddep.wait
     griddep.launch_dependents
     cast w_f, w_r

@@ -533,6 +533,8 @@ void TstInterp::hostReferenceRefuses() {
   QVERIFY2(e->skipped.find("GiB") != std::string::npos, e->skipped.c_str());
 }
 
+namespace {
+
 /// A template primitive over one register fragment with the given "semantics" section (empty:
 /// none).
 std::string formPrimitive(const std::string& name, const std::string& semantics) {

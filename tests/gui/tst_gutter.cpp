@@ -145,6 +145,13 @@ private Q_SLOTS:
     QVERIFY(editor.gutterColumnRect(views::GutterTimeShare).isEmpty()); // no metrics yet
     editor.setGutterMetrics(views::combineGutterMetrics(cost, lowered));
     QVERIFY(editor.gutterWidth() > plain);
+    // By default only the strip and the time share take room (a half-screen window keeps its
+    // editor width); the bank ways and instruction counts are one toggle away.
+    QCOMPARE(editor.gutterColumns(), unsigned(views::GutterDefaultColumns));
+    QVERIFY(!editor.gutterColumnRect(views::GutterTimeShare).isEmpty());
+    QVERIFY(editor.gutterColumnRect(views::GutterBankWays).isEmpty());
+    QVERIFY(editor.gutterColumnRect(views::GutterInstructions).isEmpty());
+    editor.setGutterColumns(views::GutterAllColumns);
     // Strip, share, bank ways (the GEMM's swizzled tiles are modelled), instructions: in order,
     // disjoint, left of the line numbers.
     QRect strip = editor.gutterColumnRect(views::GutterHeatStrip);

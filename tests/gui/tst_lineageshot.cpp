@@ -83,19 +83,19 @@ void TestLineageShot::darkWithEditorCandidate() {
   QTemporaryDir dir;
   QString png = dir.filePath("dark.png");
   QString out;
-  QCOMPARE(shot({"--screenshot", png, "--view", "lineage", "--size", "1024x640", "--dark",
-                 "--import-campaign", kCampaign, "--open", kCampaign + "/kernels/islands-0001.cake"},
-                &out),
+  QCOMPARE(workbench({"--screenshot", png, "--view", "lineage", "--size", "1024x640", "--dark",
+                      "--import-campaign", kCampaign, "--open", kCampaign + "/kernels/islands-0001.cake"},
+                     &out),
            0);
   QVERIFY2(out.contains("selected islands-0001"), qPrintable(out));
   QImage img(png);
   QCOMPARE(img.size(), QSize(1024, 640));
   // ViewPalette's dark canvas, the dark refused and accepted fills; none of the light ones.
-  QVERIFY2(count(img, qRgb(0x1b, 0x1d, 0x21)) > 50000, "no dark canvas");
-  QVERIFY2(count(img, qRgb(0x5a, 0x26, 0x24)) > 2000, "no dark refused fill");
-  QVERIFY2(count(img, qRgb(0x1f, 0x4a, 0x2a)) > 1000, "no dark accepted fill");
-  QCOMPARE(count(img, qRgb(0xfb, 0xfc, 0xfe)), 0); // the light canvas
-  QCOMPARE(count(img, qRgb(0xf8, 0xd0, 0xcc)), 0); // the light refused fill
+  QVERIFY2(shot::countPixels(img, qRgb(0x1b, 0x1d, 0x21)) > 50000, "no dark canvas");
+  QVERIFY2(shot::countPixels(img, qRgb(0x5a, 0x26, 0x24)) > 2000, "no dark refused fill");
+  QVERIFY2(shot::countPixels(img, qRgb(0x1f, 0x4a, 0x2a)) > 1000, "no dark accepted fill");
+  QCOMPARE(shot::countPixels(img, qRgb(0xfb, 0xfc, 0xfe)), 0); // the light canvas
+  QCOMPARE(shot::countPixels(img, qRgb(0xf8, 0xd0, 0xcc)), 0); // the light refused fill
 }
 
 void TestLineageShot::badArguments_data() {

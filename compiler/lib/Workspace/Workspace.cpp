@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <thread>
 
 namespace cake::ws {
 
@@ -330,6 +331,21 @@ std::span<const Migration> Workspace::migrations() {
 }
 
 Expected<Workspace> Workspace::open(const std::string& dir, OpenMode mode) {
+  // Two connections creating the same workspace at once (the workbench's session and a job it
+  // runs, or two CLI processes) can meet SQLite's deadlock-avoidance SQLITE_BUSY, which comes back
+  // at once, without the busy timeout: while the schema is being created or switched to WAL,
+  // try again for as long as the busy timeout allows.
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    Expected<Workspace> w = openOnce(dir, mode);
+    if (w || w.error().code != ErrorCode::Busy ||
+        std::chrono::steady_clock::now() - start > std::chrono::milliseconds(kBusyTimeoutMs))
+      return w;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+Expected<Workspace> Workspace::openOnce(const std::string& dir, OpenMode mode) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path dbPath = fs::path(dir) / std::string(kDatabaseName);

@@ -78,7 +78,7 @@ CodeEditor::CodeEditor(QWidget* parent)
   for (const auto& [column, label] : columns) {
     auto* a = new QAction(label, this);
     a->setCheckable(true);
-    a->setChecked(true);
+    a->setChecked(m_columns & column);
     a->setData(unsigned(column));
     a->setObjectName(QStringLiteral("gutterColumn%1").arg(unsigned(column)));
     connect(a, &QAction::toggled, this, [this, column](bool on) {
@@ -132,7 +132,7 @@ QRect CodeEditor::gutterColumnRect(views::GutterColumn column) const {
         most = qMax(most, n);
       chars = qMax(2, int(QString::number(most).size()));
     }
-    int w = charW * chars + 6;
+    int w = charW * chars + 4;
     if (c == column)
       return QRect(x, 0, w, 1);
     x += w;

@@ -3,6 +3,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "TimelineLegend.h"
 
+#include <QResizeEvent>
+
 #include "cake/views/ViewPalette.h"
 
 #include <QPainter>
@@ -56,7 +58,9 @@ QFont legendFont() {
 
 TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("timelineLegend"));
-  QSizePolicy sp(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  // Its rows for the width when there is room, less (clipped) when the dock is at its minimum:
+  // the legend never makes the timeline dock, and so the window, taller than it must be.
+  QSizePolicy sp(QSizePolicy::Preferred, QSizePolicy::Maximum);
   sp.setHeightForWidth(true);
   setSizePolicy(sp);
 }
@@ -86,12 +90,15 @@ int TimelineLegend::layoutRows(int width, QVector<QRectF>* boxes) const {
 
 int TimelineLegend::heightForWidth(int width) const { return layoutRows(width); }
 
-QSize TimelineLegend::sizeHint() const { return {600, layoutRows(std::max(width(), 600))}; }
+QSize TimelineLegend::sizeHint() const {
+  return {600, layoutRows(width() > 0 ? width() : 600)};
+}
 
-void TimelineLegend::resizeEvent(QResizeEvent*) {
-  int h = layoutRows(width());
-  if (minimumHeight() != h)
-    setFixedHeight(h);
+QSize TimelineLegend::minimumSizeHint() const { return {0, 0}; }
+
+void TimelineLegend::resizeEvent(QResizeEvent* e) {
+  if (layoutRows(e->size().width()) != layoutRows(e->oldSize().width()))
+    updateGeometry(); // the row count changed: the layout asks heightForWidth again
 }
 
 void TimelineLegend::paintEvent(QPaintEvent*) {

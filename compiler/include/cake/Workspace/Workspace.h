@@ -338,6 +338,8 @@ public:
   Expected<std::vector<RunRow>> runs(const std::string& kernel = {});
 
 private:
+  /// One attempt of open(); open() retries it while the file is busy.
+  static Expected<Workspace> openOnce(const std::string& dir, OpenMode mode);
   Workspace();
   Status migrate(bool created);
   /// Begins an act: the transaction (true) or, inside a running act, a savepoint (false).

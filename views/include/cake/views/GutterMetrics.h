@@ -20,6 +20,9 @@ enum GutterColumn : unsigned {
   GutterInstructions = 1u << 2, ///< "37": PTX (or SASS) instructions linked to the line
   GutterHeatStrip = 1u << 3,    ///< a strip coloured by the time share
   GutterAllColumns = 0xfu,
+  /// On by default: the strip and the time share (the bank ways and instruction counts cost
+  /// width a half-screen window does not have; View > Gutter columns turns them on).
+  GutterDefaultColumns = GutterTimeShare | GutterHeatStrip,
 };
 
 /// The metrics of one IR line (absent values: share < 0, ways 0, instructions < 0).

@@ -127,7 +127,7 @@ private:
   QStringListModel* m_completions;
   int m_completionStart = 0;
   views::GutterMetrics m_metrics;
-  unsigned m_columns = views::GutterAllColumns;
+  unsigned m_columns = views::GutterDefaultColumns;
   QList<QAction*> m_columnActions;
   bool m_movingCursor = false; ///< the cursor follows the selection (not the user)
 };
