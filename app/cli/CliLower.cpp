@@ -338,18 +338,7 @@ int cmdLower(const std::string& argv0, const std::vector<std::string>& all) {
     w.key("threads").value(lk.metadata.threads);
     w.endObject();
     w.key("entries").beginArray();
-    for (const lower::PtxasEntry& e : ev.report.entries) {
-      w.beginObject();
-      w.key("name").value(e.name);
-      w.key("target").value(e.target);
-      w.key("registers").value(e.registers);
-      w.key("barriers").value(e.barriers);
-      w.key("smem_bytes").value(e.smemBytes);
-      w.key("stack_frame_bytes").value(e.stackFrame);
-      w.key("spill_store_bytes").value(e.spillStores);
-      w.key("spill_load_bytes").value(e.spillLoads);
-      w.endObject();
-    }
+    writePtxasEntries(w, ev.report.entries);
     w.endArray();
     w.key("roles").beginArray();
     for (const lower::RoleNeed& n : roleNeeds) {

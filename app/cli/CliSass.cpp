@@ -73,18 +73,7 @@ int emitSass(const SassRequest& q) {
       }
     w.endArray();
     w.key("entries").beginArray();
-    for (const lower::PtxasEntry& e : sr.compile.report.entries) {
-      w.beginObject();
-      w.key("name").value(e.name);
-      w.key("target").value(e.target);
-      w.key("registers").value(e.registers);
-      w.key("barriers").value(e.barriers);
-      w.key("smem_bytes").value(e.smemBytes);
-      w.key("stack_frame_bytes").value(e.stackFrame);
-      w.key("spill_store_bytes").value(e.spillStores);
-      w.key("spill_load_bytes").value(e.spillLoads);
-      w.endObject();
-    }
+    writePtxasEntries(w, sr.compile.report.entries);
     w.endArray();
     w.key("findings").beginArray();
     for (const Diagnostic& d : findings)
@@ -110,6 +99,21 @@ int emitSass(const SassRequest& q) {
     return 2;
   }
   return 0;
+}
+
+void writePtxasEntries(json::Writer& w, const std::vector<lower::PtxasEntry>& entries) {
+  for (const lower::PtxasEntry& e : entries) {
+    w.beginObject();
+    w.key("name").value(e.name);
+    w.key("target").value(e.target);
+    w.key("registers").value(e.registers);
+    w.key("barriers").value(e.barriers);
+    w.key("smem_bytes").value(e.smemBytes);
+    w.key("stack_frame_bytes").value(e.stackFrame);
+    w.key("spill_store_bytes").value(e.spillStores);
+    w.key("spill_load_bytes").value(e.spillLoads);
+    w.endObject();
+  }
 }
 
 } // namespace cake::cli

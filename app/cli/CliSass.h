@@ -7,8 +7,10 @@
 #include "cake/Lower/CudaEmitter.h"
 #include "cake/Lower/Lowering.h"
 #include "cake/Lower/Toolchain.h"
+#include "cake/Support/Json.h"
 
 #include <string>
+#include <vector>
 
 namespace cake::cli {
 
@@ -28,5 +30,9 @@ struct SassRequest {
 /// a tool is missing or fails (located findings on standard error, or in the JSON), 2 when the
 /// output cannot be written.
 int emitSass(const SassRequest& request);
+
+/// ptxas's per-entry resource report as JSON objects (name, target, registers, barriers,
+/// smem, stack frame, spills), the array `cake lower --evidence` and `--emit sass` share.
+void writePtxasEntries(json::Writer& w, const std::vector<lower::PtxasEntry>& entries);
 
 } // namespace cake::cli

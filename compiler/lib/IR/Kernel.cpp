@@ -1,6 +1,7 @@
 // Syntax-tree helpers: keyword tables, cloning and structural equality.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/IR/Kernel.h"
+#include "cake/IR/Clone.h"
 
 #include <algorithm>
 #include <array>
@@ -151,6 +152,24 @@ ExprPtr cloneExpr(const Expr& e) {
   for (const ExprPtr& c : e.children)
     out->children.push_back(cloneExpr(*c));
   return out;
+}
+
+Operand cloneOperand(const Operand& o) {
+  Operand c;
+  c.name = o.name;
+  c.id = o.id;
+  c.subscripted = o.subscripted;
+  for (const Index& idx : o.indices) {
+    Index ci;
+    ci.kind = idx.kind;
+    ci.id = idx.id;
+    if (idx.start)
+      ci.start = cloneExpr(*idx.start);
+    if (idx.size)
+      ci.size = cloneExpr(*idx.size);
+    c.indices.push_back(std::move(ci));
+  }
+  return c;
 }
 
 bool equal(const Expr& a, const Expr& b) {

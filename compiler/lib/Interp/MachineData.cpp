@@ -3,6 +3,7 @@
 // an expansion's steps executed in order as operations of their own (nested expansions too).
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Machine.h"
+#include "cake/IR/Clone.h"
 
 #include "cake/Interp/Semantics.h"
 #include "cake/Reference/Rounding.h"
@@ -107,22 +108,7 @@ const sema::OpInfo* Machine::expansionStep(const sema::OpInfo& op, std::size_t i
   for (std::size_t k : step.operands) {
     if (k >= outer.operands.size() || k >= op.operands.size())
       break; // an optional operand the operation does not pass
-    const ir::Operand& o = outer.operands[k];
-    ir::Operand c;
-    c.name = o.name;
-    c.id = o.id;
-    c.subscripted = o.subscripted;
-    for (const ir::Index& idx : o.indices) {
-      ir::Index ci;
-      ci.kind = idx.kind;
-      ci.id = idx.id;
-      if (idx.start)
-        ci.start = ir::cloneExpr(*idx.start);
-      if (idx.size)
-        ci.size = ir::cloneExpr(*idx.size);
-      c.indices.push_back(std::move(ci));
-    }
-    x->stmt.operands.push_back(std::move(c));
+    x->stmt.operands.push_back(ir::cloneOperand(outer.operands[k]));
     x->op.operands.push_back(op.operands[k]);
   }
   // Attributes: the step primitive's defaults, then the step's literals and substitutions; a

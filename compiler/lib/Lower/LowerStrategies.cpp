@@ -3,6 +3,7 @@
 // primitives; or a builtin C++ pattern from the one table below). No primitive is picked by name.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "Lowerer.h"
+#include "cake/IR/Clone.h"
 
 #include <algorithm>
 #include <charconv>
@@ -366,22 +367,7 @@ void Lowerer::lowerExpansion(const sema::OpInfo& op, const ir::Stmt& s) {
       if (k >= op.operands.size() || k >= s.operands.size())
         break; // an optional operand the operation leaves out
       stepOp.operands.push_back(op.operands[k]);
-      const ir::Operand& from = s.operands[k];
-      ir::Operand o;
-      o.name = from.name;
-      o.id = from.id;
-      o.subscripted = from.subscripted;
-      for (const ir::Index& idx : from.indices) {
-        ir::Index c;
-        c.kind = idx.kind;
-        c.id = idx.id;
-        if (idx.start)
-          c.start = ir::cloneExpr(*idx.start);
-        if (idx.size)
-          c.size = ir::cloneExpr(*idx.size);
-        o.indices.push_back(std::move(c));
-      }
-      stepStmt.operands.push_back(std::move(o));
+      stepStmt.operands.push_back(ir::cloneOperand(s.operands[k]));
     }
     stepOp.attributes.assign(prim.attributes.size(), reg::DefValue{});
     for (std::size_t i = 0; i < prim.attributes.size(); ++i)
