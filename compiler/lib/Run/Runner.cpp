@@ -200,54 +200,24 @@ bool decode(const std::string& bytes, const std::string& dtype, std::vector<doub
   return true;
 }
 
-CheckResult checkClose(const std::vector<double>& out, const std::vector<double>& ref, double rtol,
-                       double atol) {
-  CheckResult c;
-  std::size_t n = std::min(out.size(), ref.size());
-  c.checked = n;
-  if (out.size() != ref.size()) {
-    c.failed = std::max(out.size(), ref.size()) - n;
-    c.firstBad = n;
-  }
-  bool first = c.failed == 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    double x = out[i], r = ref[i];
-    bool bad;
-    if (std::isnan(x)) {
-      ++c.nans; // outputs are NaN-filled before the launch: NaN means not written
-      bad = true;
-    } else {
-      double err = std::fabs(x - r);
-      c.maxAbsError = std::max(c.maxAbsError, err);
-      bad = !(err <= atol + rtol * std::fabs(r));
-    }
-    if (bad) {
-      if (first) {
-        c.firstBad = i;
-        first = false;
-      }
-      ++c.failed;
-    }
-  }
-  return c;
-}
+namespace {
 
-CheckResult checkExpected(const std::vector<double>& out, const ref::ExpectedOutput& expected,
-                          const ref::Expected& all) {
+/// The element loop both checks share: `judge(i)` gives element i's verdict; sizes that differ
+/// fail the missing elements, NaN counts as never written.
+template <typename Judge>
+CheckResult checkElements(const std::vector<double>& out, std::size_t refSize, Judge judge) {
   CheckResult c;
-  const std::vector<double>& ref = expected.values;
-  std::size_t n = std::min(out.size(), ref.size());
+  std::size_t n = std::min(out.size(), refSize);
   c.checked = n;
-  if (out.size() != ref.size()) {
-    c.failed = std::max(out.size(), ref.size()) - n;
+  if (out.size() != refSize) {
+    c.failed = std::max(out.size(), refSize) - n;
     c.firstBad = n;
   }
   bool first = c.failed == 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (std::isnan(out[i]))
       ++c.nans; // outputs are NaN-filled before the launch: NaN means not written
-    ref::ElementJudgement j =
-        ref::judgeElement(&expected.spec, out[i], ref[i], i, all.distances, all.centroids);
+    ref::ElementJudgement j = judge(i);
     if (std::isfinite(j.absError))
       c.maxAbsError = std::max(c.maxAbsError, j.absError);
     if (j.ok)
@@ -259,6 +229,26 @@ CheckResult checkExpected(const std::vector<double>& out, const ref::ExpectedOut
     ++c.failed;
   }
   return c;
+}
+
+} // namespace
+
+CheckResult checkClose(const std::vector<double>& out, const std::vector<double>& ref, double rtol,
+                       double atol) {
+  ref::OutputSpec spec;
+  spec.rtol = rtol;
+  spec.atol = atol;
+  return checkElements(out, ref.size(), [&](std::size_t i) {
+    return ref::judgeElement(&spec, out[i], ref[i], i, {}, 0);
+  });
+}
+
+CheckResult checkExpected(const std::vector<double>& out, const ref::ExpectedOutput& expected,
+                          const ref::Expected& all) {
+  return checkElements(out, expected.values.size(), [&](std::size_t i) {
+    return ref::judgeElement(&expected.spec, out[i], expected.values[i], i, all.distances,
+                             all.centroids);
+  });
 }
 
 namespace {
