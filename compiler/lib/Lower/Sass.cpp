@@ -56,15 +56,6 @@ std::optional<std::string> inSitePackages(const fs::path& root) {
   return found.back().string();
 }
 
-SourceRange kernelRange(const EvidenceContext& ctx) {
-  if (!ctx.module || !ctx.module->kernel)
-    return {};
-  const ir::Kernel& k = *ctx.module->kernel;
-  if (const ir::Attribute* a = k.attribute("target"))
-    return ctx.module->sourceMap.range(a->id);
-  return ctx.module->sourceMap.range(k.name.id);
-}
-
 std::string tempBase(const EvidenceContext& ctx) {
   if (!ctx.workDir.empty())
     return ctx.workDir;
@@ -226,7 +217,7 @@ SassResult sassEvidence(const std::string& code, bool viaCuda, const std::string
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (!::mkdtemp(buf.data())) {
-    r.findings.push_back(makeFinding(LowerId::ToolchainError, kernelRange(ctx),
+    r.findings.push_back(makeFinding(LowerId::ToolchainError, evidenceKernelRange(ctx),
                                      "cannot create a temporary folder under '" + tempBase(ctx) +
                                          "' for the cubin"));
     return finish();
@@ -247,8 +238,8 @@ SassResult sassEvidence(const std::string& code, bool viaCuda, const std::string
   SassToolSearch tool = findSassTool();
   if (!tool.path) {
     r.toolMissing = true;
-    r.findings.push_back(
-        makeFinding(LowerId::ToolchainMissing, kernelRange(ctx), sassToolMissingMessage(tool)));
+    r.findings.push_back(makeFinding(LowerId::ToolchainMissing, evidenceKernelRange(ctx),
+                                     sassToolMissingMessage(tool)));
     return finish();
   }
   r.tool = *tool.path + " -c -g";
@@ -258,7 +249,7 @@ SassResult sassEvidence(const std::string& code, bool viaCuda, const std::string
   if (!run.started || run.timedOut || run.cancelled || run.exitCode != 0) {
     std::string first = run.output.substr(0, run.output.find('\n'));
     r.findings.push_back(
-        makeFinding(LowerId::ToolchainError, kernelRange(ctx),
+        makeFinding(LowerId::ToolchainError, evidenceKernelRange(ctx),
                     !run.started    ? "nvdisasm could not be started (" + *tool.path + ")"
                     : run.cancelled ? std::string("nvdisasm was stopped: its job was cancelled")
                     : run.timedOut  ? std::string("nvdisasm did not finish within the time limit")

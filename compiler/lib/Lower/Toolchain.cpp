@@ -234,20 +234,11 @@ bool writeText(const std::string& path, const std::string& text) {
   return static_cast<bool>(out.flush());
 }
 
-SourceRange kernelRange(const EvidenceContext& ctx) {
-  if (!ctx.module || !ctx.module->kernel)
-    return {};
-  const ir::Kernel& k = *ctx.module->kernel;
-  if (const ir::Attribute* a = k.attribute("target"))
-    return ctx.module->sourceMap.range(a->id);
-  return ctx.module->sourceMap.range(k.name.id);
-}
-
 Diagnostic missing(const EvidenceContext& ctx, const std::string& tool) {
   std::string where = ctx.cudaHome.empty()
                           ? "looked in $CUDA_HOME/bin, /usr/local/cuda/bin and PATH"
                           : "looked in " + ctx.cudaHome + " only";
-  return makeFinding(LowerId::ToolchainMissing, kernelRange(ctx),
+  return makeFinding(LowerId::ToolchainMissing, evidenceKernelRange(ctx),
                      tool + " was not found (" + where +
                          "); install the CUDA toolkit or set CUDA_HOME");
 }
@@ -266,7 +257,7 @@ void failed(Evidence& ev, const EvidenceContext& ctx, const std::string& tool, c
                     : r.timedOut ? tool + " did not finish within the time limit"
                                  : tool + " rejected the emitted code (exit " +
                                        std::to_string(r.exitCode) + "): " + first;
-  ev.findings.push_back(makeFinding(LowerId::ToolchainError, kernelRange(ctx), msg));
+  ev.findings.push_back(makeFinding(LowerId::ToolchainError, evidenceKernelRange(ctx), msg));
 }
 
 std::string arch(const std::string& target) {
@@ -275,11 +266,20 @@ std::string arch(const std::string& target) {
 
 } // namespace
 
+SourceRange evidenceKernelRange(const EvidenceContext& ctx) {
+  if (!ctx.module || !ctx.module->kernel)
+    return {};
+  const ir::Kernel& k = *ctx.module->kernel;
+  if (const ir::Attribute* a = k.attribute("target"))
+    return ctx.module->sourceMap.range(a->id);
+  return ctx.module->sourceMap.range(k.name.id);
+}
+
 void judgeResources(Evidence& ev, const EvidenceContext& ctx) {
   if (!ctx.metadata)
     return;
   const Metadata& md = *ctx.metadata;
-  SourceRange at = kernelRange(ctx);
+  SourceRange at = evidenceKernelRange(ctx);
   auto roleNotes = [&](Diagnostic& d) {
     if (!ctx.model || !ctx.module)
       return;
@@ -380,10 +380,10 @@ void judgeRoleBudget(Evidence& ev, const EvidenceContext& ctx, const std::string
             " registers per thread, but ptxas needs " + std::to_string(need) +
             " for the role's code alone" +
             (spills ? " (and spills " + std::to_string(spills) + " bytes)" : std::string()));
-    d.notes.push_back({kernelRange(ctx), "the kernel launches with " +
-                                             std::to_string(ctx.metadata->launchRegisters) +
-                                             " registers per thread; setmaxnreg then moves them "
-                                             "between the roles"});
+    d.notes.push_back({evidenceKernelRange(ctx),
+                       "the kernel launches with " + std::to_string(ctx.metadata->launchRegisters) +
+                           " registers per thread; setmaxnreg then moves them "
+                           "between the roles"});
     ev.findings.push_back(d);
   }
 }
@@ -402,7 +402,7 @@ bool runCudaTool(Evidence& ev, const EvidenceContext& ctx, const std::string& na
   }
   std::string in = dir.path() + "/" + inName;
   if (dir.path().empty() || !writeText(in, input)) {
-    ev.findings.push_back(makeFinding(LowerId::ToolchainError, kernelRange(ctx),
+    ev.findings.push_back(makeFinding(LowerId::ToolchainError, evidenceKernelRange(ctx),
                                       "cannot write the input of " + name +
                                           " to a temporary directory under '" + tempDir(ctx) +
                                           "'"));
@@ -585,8 +585,8 @@ Evidence nvrtcEvidence(const std::string& cuda, const std::string& target,
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram prog = nullptr;
   if (n.create(&prog, cuda.c_str(), "kernel.cu", 0, nullptr, nullptr) != 0) {
-    ev.findings.push_back(
-        makeFinding(LowerId::ToolchainError, kernelRange(ctx), "NVRTC could not create a program"));
+    ev.findings.push_back(makeFinding(LowerId::ToolchainError, evidenceKernelRange(ctx),
+                                      "NVRTC could not create a program"));
     return ev;
   }
   std::string archOpt = "--gpu-architecture=" + target;

@@ -87,6 +87,10 @@ struct EvidenceContext {
   bool lineInfo = false;
 };
 
+/// Where a toolchain finding about the whole kernel points: its `target=` attribute, else its
+/// name (empty without a module).
+SourceRange evidenceKernelRange(const EvidenceContext& ctx);
+
 /// Assembles PTX with `ptxas -arch=<target> -v`; writes the cubin to `cubinPath` when given.
 Evidence ptxasEvidence(const std::string& ptx, const std::string& target,
                        const EvidenceContext& ctx, const std::string& cubinPath = {});
