@@ -371,6 +371,9 @@ ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
         return reservedConstantName(c.name) ? i32(c.value) : named(c.name, c.value);
     if (auto it = m_role.loopExprs.find(std::string(e.text())); it != m_role.loopExprs.end())
       return it->second;
+    if (m_model.scalar(e.text()))
+      if (auto it = m_paramIndex.find(std::string(e.text())); it != m_paramIndex.end())
+        return param(m_p, it->second);
     if (e.text() == "tid")
       return var(m_p, m_role.tid);
     if (e.text() == "lane")
@@ -405,8 +408,16 @@ ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
   case ir::ExprKind::Binary: {
     ExprRef a = lowerExpr(*e.children[0]);
     ExprRef b = lowerExpr(*e.children[1]);
-    static constexpr Op map[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Rem,
-                                 Op::Shl, Op::Shr, Op::And, Op::Or,  Op::Xor};
+    if (e.binaryOp == ir::BinaryOp::CeilDiv) {
+      // Rounded toward +infinity: q + (r != 0 && (r ^ b) >= 0), as ir::fold defines it.
+      ExprRef q = bin(Op::Div, a, b);
+      ExprRef r = bin(Op::Rem, a, b);
+      ExprRef q1 = bin(Op::Add, q, i32(1));
+      return select(bin(Op::Ne, r, i32(0)), select(bin(Op::Ge, bin(Op::Xor, r, b), i32(0)), q1, q),
+                    q);
+    }
+    static constexpr Op map[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Rem, Op::Shl,
+                                 Op::Shr, Op::And, Op::Or,  Op::Xor, Op::Min, Op::Max};
     return bin(map[static_cast<int>(e.binaryOp)], a, b);
   }
   default:
@@ -1148,6 +1159,16 @@ LoweredKernel Lowerer::run() {
     p.dtype = t.dtype;
     p.readOnly = true;
     m_paramIndex[t.name] = static_cast<int>(m_p.params.size());
+    m_p.params.push_back(p);
+  }
+  // Run-time scalar parameters: i32 kernel arguments passed by value (docs/ir.md).
+  for (const sema::ScalarInfo& sc : m_model.scalars) {
+    Param p;
+    p.name = sc.name;
+    p.kind = Param::Kind::Scalar;
+    p.dtype = sc.dtype;
+    p.readOnly = true;
+    m_paramIndex[sc.name] = static_cast<int>(m_p.params.size());
     m_p.params.push_back(p);
   }
   m_barrierPlan = verify::planBarriers(m_module, m_model);
