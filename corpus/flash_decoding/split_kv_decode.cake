@@ -29,6 +29,8 @@
 //   a 2-stage ring with separate K and V barriers; one consumer warpgroup runs the online
 //   softmax in base 2 with the sequence-length mask (keys at or past kv_len get -inf) on every
 //   block: only the last block of the last non-empty split is partial;
+// - 256 threads (two warpgroups): every thread may keep 255 registers, so no setmaxnreg
+//   rebalancing (the consumer's O and S accumulators need about 200);
 // - an empty split stores O = 0 (l clamped before the division) and LSE = -inf, which the merge
 //   weights by exp(-inf) = 0.
 // Not expressible yet: the paged KV cache (the page table is a load whose value becomes a TMA
@@ -56,8 +58,8 @@ kernel flash_decoding_split_kv target=sm_90a {
 
   grid tiles=[SPLITS, BATCH]
 
-  role producer warps=0..4 regs=24
-  role mma warps=4..8 regs=240
+  role producer warps=0..4
+  role mma warps=4..8
 
   pipeline kv stages=2
 

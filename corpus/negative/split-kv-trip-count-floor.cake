@@ -29,8 +29,8 @@ kernel split_kv_trip_count_floor target=sm_90a {
 
   grid tiles=[SPLITS, BATCH]
 
-  role producer warps=0..4 regs=24
-  role mma warps=4..8 regs=240
+  role producer warps=0..4
+  role mma warps=4..8
 
   pipeline kv stages=2
 

@@ -368,9 +368,9 @@ private Q_SLOTS:
     QTest::newRow("shaped") << "param n : i32[2] role=scalar range=[1, 2]" << QString()
                             << QStringList{"sem-scalar-param@3:13"};
     QTest::newRow("align") << "param n : i32 role=scalar range=[1, 2] align=16" << QString()
-                           << QStringList{"sem-scalar-param@3:43"};
+                           << QStringList{"sem-scalar-param@3:42"};
     QTest::newRow("range on a tensor") << "param T : f32[4] role=input range=[1, 2]" << QString()
-                                       << QStringList{"sem-scalar-param@3:32"};
+                                       << QStringList{"sem-scalar-param@3:31"};
     QTest::newRow("slice size needs a constant") << n << "ew.fill x[0 +: n] value=0.0"
                                                  << QStringList{"sem-scalar-param@19:24"};
     QTest::newRow("used as an operand") << n << "mbarrier.try_wait n parity=0"

@@ -361,6 +361,35 @@ std::int64_t Lowerer::knownMultiple(const ir::Expr& e) const {
   return 1;
 }
 
+bool Lowerer::nonNegative(const ir::Expr& e) const {
+  if (auto v = staticValue(e))
+    return *v >= 0;
+  switch (e.kind) {
+  case ir::ExprKind::Name:
+    if (const sema::ScalarInfo* sc = m_model.scalar(e.text()))
+      return sc->lo >= 0;
+    return e.text() == "tid" || e.text() == "lane" || e.text() == "warp" || e.text() == "wg";
+  case ir::ExprKind::Member:
+    return e.children[0]->kind == ir::ExprKind::Name; // tile coordinates, P.slot, P.phase
+  case ir::ExprKind::Binary:
+    switch (e.binaryOp) {
+    case ir::BinaryOp::Add:
+    case ir::BinaryOp::Mul:
+    case ir::BinaryOp::Div:
+    case ir::BinaryOp::CeilDiv:
+    case ir::BinaryOp::Min:
+    case ir::BinaryOp::Max:
+    case ir::BinaryOp::Shr:
+    case ir::BinaryOp::BitAnd:
+      return nonNegative(*e.children[0]) && nonNegative(*e.children[1]);
+    default:
+      return false;
+    }
+  default:
+    return false;
+  }
+}
+
 ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
   switch (e.kind) {
   case ir::ExprKind::Int:
@@ -409,6 +438,10 @@ ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
     ExprRef a = lowerExpr(*e.children[0]);
     ExprRef b = lowerExpr(*e.children[1]);
     if (e.binaryOp == ir::BinaryOp::CeilDiv) {
+      // A non-negative numerator over a positive constant: one division, (a + b - 1) / b
+      // (the general form below repeats both operands, and nested cdivs multiply them).
+      if (auto d = staticValue(*e.children[1]); d && *d > 0 && nonNegative(*e.children[0]))
+        return bin(Op::Div, bin(Op::Add, a, i32(*d - 1)), b);
       // Rounded toward +infinity: q + (r != 0 && (r ^ b) >= 0), as ir::fold defines it.
       ExprRef q = bin(Op::Div, a, b);
       ExprRef r = bin(Op::Rem, a, b);
