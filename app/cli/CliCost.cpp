@@ -52,7 +52,9 @@ std::string fixed(double v, int digits) {
 // ------------------------------------------------------------------ cost
 int cmdCost(const std::string& argv0, const std::vector<std::string>& all) {
   Args a = parseArgs(
-      all, 1, {"--format", "--registry", "--targets", "--rules", "--workspace", "--calibration"},
+      all, 1,
+      {"--format", "--registry", "--targets", "--rules", "--workspace", "--calibration",
+       "--workload", "--corpus"},
       {"--no-hints", "--help"});
   if (!a.error.empty())
     return usageError("cost", a.error);
@@ -113,19 +115,53 @@ int cmdCost(const std::string& argv0, const std::vector<std::string>& all) {
                  shown.c_str(), blocking);
     return 1;
   }
+  // Run-time scalar parameters: costed at the workload contract's values (--workload, else the
+  // corpus case's contract), else at the end of their launch-contract range (docs/cost.md).
+  std::vector<std::pair<std::string, std::int64_t>> contractValues;
+  std::string scalarSource;
+  if (!r.model.scalars.empty()) {
+    std::string id, lookupError;
+    std::string workload = findWorkload(argv0, a, path, id, lookupError);
+    if (!workload.empty()) {
+      verify::VerifyOptions vo = workloadScalars(workload, &contractValues);
+      if (!vo.scalarValues.empty()) {
+        driver::CheckResult bound = compiler->check(shown, std::string(r.sources->text(r.file)), vo);
+        if (bound.accepted) {
+          r = std::move(bound);
+          scalarSource = "workload contract " + workload;
+        }
+      }
+    }
+  }
   cost::Options options;
   options.hints = !a.has("--no-hints");
   cost::Estimate e = cost::estimate(*compiler, r, options);
+  auto scalarOrigin = [&](const sema::ScalarInfo& sc) {
+    return sc.valueFromCaller ? scalarSource
+                              : std::string("end of its range [") + std::to_string(sc.lo) +
+                                    ", " + std::to_string(sc.hi) + "] (no contract value)";
+  };
   if (format == "json") {
     json::Writer w;
     // A large kernel's report (one entry per operation) goes out as it is written.
     w.streamTo(std::cout);
     w.beginObject().key("compiler_revision").value(compiler->revision());
     w.key("path").value(shown).key("accepted").value(true);
+    if (!r.model.scalars.empty()) {
+      w.key("scalars").beginArray();
+      for (const sema::ScalarInfo& sc : r.model.scalars) {
+        w.beginObject().key("name").value(sc.name).key("value").value(sc.value);
+        w.key("from").value(scalarOrigin(sc)).endObject();
+      }
+      w.endArray();
+    }
     cost::writeJsonMembers(w, e, *r.sources);
     w.endObject();
     std::cout << w.str() << "\n";
   } else {
+    for (const sema::ScalarInfo& sc : r.model.scalars)
+      std::printf("run-time scalar %s = %lld (%s)\n", sc.name.c_str(),
+                  static_cast<long long>(sc.value), scalarOrigin(sc).c_str());
     std::fputs(cost::renderText(e, *r.sources, shown).c_str(), stdout);
   }
   if (!e.ok) {

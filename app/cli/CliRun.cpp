@@ -12,6 +12,7 @@
 #include "cake/Lower/Lowering.h"
 #include "cake/Lower/Toolchain.h"
 #include "cake/LowerLLVM/LlvmBackend.h"
+#include "cake/Reference/Workload.h"
 #include "cake/Run/Bundle.h"
 #include "cake/Run/Executor.h"
 #include "cake/Support/Sha256.h"
@@ -48,6 +49,22 @@ std::string findWorkload(const std::string& argv0, const Args& a, const std::str
   }
   return driver::findCaseWorkload(a.get("--corpus", driver::defaultCorpusDir(argv0)), kernelPath,
                                   id, error);
+}
+
+verify::VerifyOptions workloadScalars(const std::string& workloadPath,
+                                      std::vector<std::pair<std::string, std::int64_t>>* values) {
+  verify::VerifyOptions o;
+  if (workloadPath.empty())
+    return o;
+  SourceManager sources;
+  DiagnosticEngine diags;
+  if (auto w = ref::loadWorkload(workloadPath, sources, diags))
+    for (const ref::ConstValue& c : w->scalars) {
+      o.scalarValues[c.name] = c.value;
+      if (values)
+        values->emplace_back(c.name, c.value);
+    }
+  return o;
 }
 
 namespace {
@@ -135,6 +152,18 @@ static int buildBundle(const std::string& argv0, const Args& a, const std::strin
     std::fprintf(stderr, "cake run: cannot read the workload '%s': %s\n", workloadPath.c_str(),
                  error.c_str());
     return 2;
+  }
+  if (!r.model.scalars.empty()) {
+    // Run-time scalar parameters take the contract's values (the bundle passes them).
+    r = compiler->check(kernelPath, *text, workloadScalars(workloadPath, nullptr));
+    if (!r.accepted) {
+      for (const Diagnostic& d : r.diagnostics)
+        if (d.severity == Severity::Blocking)
+          std::fputs(driver::renderText(d, *r.sources).c_str(), stderr);
+      std::fprintf(stderr, "cake run: '%s' is refused with the contract's scalar values\n",
+                   kernelPath.c_str());
+      return 1;
+    }
   }
   lower::LoweredKernel lk =
       lower::lowerKernel(r.module, r.model, compiler->registry(), *r.sources, kernelPath);
@@ -254,7 +283,11 @@ static int buildBundle(const std::string& argv0, const Args& a, const std::strin
   for (const lower::Param& p : lk.program.params) {
     m.beginObject();
     m.key("name").value(p.name);
-    m.key("kind").value(p.kind == lower::Param::Kind::TensorMap ? "tensor_map" : "global");
+    m.key("kind").value(p.kind == lower::Param::Kind::TensorMap ? "tensor_map"
+                        : p.kind == lower::Param::Kind::Scalar  ? "scalar"
+                                                                 : "global");
+    if (const sema::ScalarInfo* sc = r.model.scalar(p.name); sc && p.kind == lower::Param::Kind::Scalar)
+      m.key("value").value(sc->value); // the workload contract's value (docs/runs.md)
     m.endObject();
   }
   m.endArray();

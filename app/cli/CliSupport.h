@@ -93,6 +93,10 @@ int cmdGate(const std::string& argv0, const std::vector<std::string>& args);
 /// contract's id. Empty with `error` when there is none.
 std::string findWorkload(const std::string& argv0, const Args& a, const std::string& kernelPath,
                          std::string& id, std::string& error);
+/// The check options binding run-time scalar parameters to the `run.scalars` of the workload
+/// contract at `workloadPath` (CliRun.cpp; none when it cannot be read); `values` receives them.
+verify::VerifyOptions workloadScalars(const std::string& workloadPath,
+                                      std::vector<std::pair<std::string, std::int64_t>>* values);
 /// `cake run --device cpu` on the local executor (CliRunCpu.cpp): the CPU interpreter's verdict.
 int cmdRunCpu(const std::string& argv0, const std::vector<std::string>& args);
 int cmdProposal(const std::string& argv0, const std::vector<std::string>& args);

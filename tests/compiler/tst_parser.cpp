@@ -96,6 +96,10 @@ private Q_SLOTS:
                                       << QStringList{"syn-invalid-number@2:13"};
     QTest::newRow("unexpected token") << head + "  param : f32[4]\n}\n"
                                       << QStringList{"syn-unexpected-token@2:9"};
+    QTest::newRow("unknown function") << head + "  const A = floor(1, 2)\n}\n"
+                                      << QStringList{"syn-unexpected-token@2:13"};
+    QTest::newRow("function with one argument") << head + "  const A = min(1)\n}\n"
+                                                << QStringList{"syn-unexpected-token@2:18"};
     QTest::newRow("extra tokens") << head + "  on main {\n    cta.sync ]\n  }\n}\n"
                                   << QStringList{"syn-expected-end-of-line@3:14"};
     QTest::newRow("brace on statement line") << head + "  on main {\n    cta.sync }\n}\n"

@@ -50,6 +50,10 @@ private Q_SLOTS:
            "  // lead\n  const B = 2\n  // close\n} // end\n\n// tail\n"
         << "// top\n\nkernel k target=sm_80 {  // k\n  const A = 1  // a\n\n"
            "  // lead\n  const B = 2\n  // close\n}  // end\n\n// tail\n";
+    QTest::newRow("min, max and cdiv are calls, never bracketed")
+        << "kernel k target=sm_90a {\nconst A=min( 1+2 ,max(3,4))*cdiv(7,(2))\nconst B=-min(1,2)\n}\n"
+        << "kernel k target=sm_90a {\n  const A = min(1 + 2, max(3, 4)) * cdiv(7, 2)\n"
+           "  const B = -min(1, 2)\n}\n";
     QTest::newRow("member and bit operators")
         << "kernel k target=sm_90a {\non r {\nw.x b[p.slot] parity=p.phase^1 m=(a|b)&c s=1<<4\n}\n}\n"
         << "kernel k target=sm_90a {\n  on r {\n    w.x b[p.slot] parity=p.phase ^ 1 m=(a | b) & c s=1 << 4\n  }\n}\n";

@@ -329,6 +329,64 @@ private Q_SLOTS:
     QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
   }
 
+  // Run-time scalar parameters (docs/ir.md): the declaration's checks, the range as the
+  // interval of every use, min/max/cdiv at the edge of a slice, and the misuses.
+  void scalarParams_data() {
+    QTest::addColumn<QString>("decl");
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QStringList>("expected");
+    const QString n = "param n : i32 role=scalar range=[1, 4096]";
+    QTest::newRow("valid in a subscript") << n << "ew.fill x[n % 4 +: 4] value=0.0" << QStringList{};
+    QTest::newRow("range is the interval") << n << "ew.fill x[n +: 4] value=0.0"
+                                           << QStringList{"dc-slice-out-of-bounds@19:19"};
+    QTest::newRow("min at the edge") << n << "ew.fill x[min(n, 12) +: 4] value=0.0"
+                                     << QStringList{};
+    QTest::newRow("min past the edge") << n << "ew.fill x[min(n, 13) +: 4] value=0.0"
+                                       << QStringList{"dc-slice-out-of-bounds@19:19"};
+    QTest::newRow("max below zero") << n << "ew.fill x[max(n - 2, 0) % 4 +: 4] value=0.0"
+                                    << QStringList{};
+    QTest::newRow("cdiv rounds up, at the edge")
+        << "param n : i32 role=scalar range=[1, 4097]" << "ew.fill x[cdiv(n, 512) + 3 +: 4] value=0.0"
+        << QStringList{};
+    QTest::newRow("cdiv rounds up, past the edge")
+        << "param n : i32 role=scalar range=[1, 4097]" << "ew.fill x[cdiv(n, 512) + 4 +: 4] value=0.0"
+        << QStringList{"dc-slice-out-of-bounds@19:19"};
+    QTest::newRow("missing range") << "param n : i32 role=scalar" << QString()
+                                   << QStringList{"sem-scalar-param@3:3"};
+    QTest::newRow("reversed range") << "param n : i32 role=scalar range=[8, 1]" << QString()
+                                    << QStringList{"sem-scalar-param@3:35"};
+    QTest::newRow("range leaves i32") << "param n : i32 role=scalar range=[1, 2147483648]"
+                                      << QString() << QStringList{"sem-scalar-param@3:39"};
+    QTest::newRow("range end i32 max") << "param n : i32 role=scalar range=[1, 2147483647]"
+                                       << QString() << QStringList{};
+    QTest::newRow("range not constant") << "param n : i32 role=scalar range=[1, tid]" << QString()
+                                        << QStringList{"sem-not-constant@3:39"};
+    QTest::newRow("range not a pair") << "param n : i32 role=scalar range=[1, 2, 3]" << QString()
+                                      << QStringList{"sem-scalar-param@3:35"};
+    QTest::newRow("not i32") << "param n : f32 role=scalar range=[1, 2]" << QString()
+                             << QStringList{"sem-scalar-param@3:13"};
+    QTest::newRow("shaped") << "param n : i32[2] role=scalar range=[1, 2]" << QString()
+                            << QStringList{"sem-scalar-param@3:13"};
+    QTest::newRow("align") << "param n : i32 role=scalar range=[1, 2] align=16" << QString()
+                           << QStringList{"sem-scalar-param@3:42"};
+    QTest::newRow("range on a tensor") << "param T : f32[4] role=input range=[1, 2]" << QString()
+                                       << QStringList{"sem-scalar-param@3:31"};
+    QTest::newRow("slice size needs a constant") << n << "ew.fill x[0 +: n] value=0.0"
+                                                 << QStringList{"sem-scalar-param@19:24"};
+    QTest::newRow("used as an operand") << n << "mbarrier.try_wait n parity=0"
+                                        << QStringList{"sem-scalar-param@19:27"};
+    QTest::newRow("run-time attribute") << n << "mbarrier.try_wait full[ring.slot] parity=n & 1"
+                                        << QStringList{};
+  }
+  void scalarParams() {
+    QFETCH(QString, decl);
+    QFETCH(QString, op);
+    QFETCH(QStringList, expected);
+    QString m;
+    QStringList got = check(instantiate(decl, {}, op), &m);
+    QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
+  }
+
   void kernelStructure_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QStringList>("expected");

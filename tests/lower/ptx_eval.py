@@ -13,6 +13,9 @@ from ptx_ops import (GLOBAL_BASE, PARAM_BASE, PARAM_STRIDE, PARAM_WINDOW,  # noq
 from ptx_parse import M64, OPAQUE, EvalError, Kernel, _mask, parse  # noqa: F401
 from ptx_parse import _MISSING
 
+# Value of every 32-bit (run-time scalar) kernel parameter in both back ends.
+SCALAR_PARAM_VALUE = 300
+
 
 class Thread:
     """Runs one thread of a parsed kernel and records its trace."""
@@ -34,6 +37,11 @@ class Thread:
             self.symbols[pname] = addr
             if kind in ("u64", "b64", "s64"):
                 self._store_bytes("param", addr, GLOBAL_BASE * (i + 1), 8)
+            elif kind in ("u32", "b32", "s32"):
+                # A run-time scalar parameter (docs/ir.md): one value inside the launch
+                # contract of the corpus kernels that have one (kv_len in [1, 32768]), with a
+                # partial last block of 128 keys.
+                self._store_bytes("param", addr, SCALAR_PARAM_VALUE, 4)
 
     # ---- values
     def special(self, nm):

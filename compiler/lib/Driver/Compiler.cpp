@@ -121,7 +121,7 @@ CheckResult Compiler::check(std::string name, std::string text,
   // elsewhere. It only needs a kernel header.
   // A broken kernel line leaves nothing reliable to check against.
   if (r.module.kernel && !r.module.headerErrors)
-    r.model = sema::check(r.module, m_registry, m_targets, diags);
+    r.model = sema::check(r.module, m_registry, m_targets, diags, options.scalarValues);
   // Structure first: the analyses run only on kernels that parse and type-check cleanly.
   if (options.analyses && r.module.kernel && !diags.hasBlocking() && !m_rules.all().empty())
     r.verification = verify::verify(r.module, r.model, m_registry, m_rules, diags, options);

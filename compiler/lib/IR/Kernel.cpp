@@ -32,8 +32,18 @@ std::string_view toString(BinaryOp op) {
     return "|";
   case BinaryOp::BitXor:
     return "^";
+  case BinaryOp::Min:
+    return "min";
+  case BinaryOp::Max:
+    return "max";
+  case BinaryOp::CeilDiv:
+    return "cdiv";
   }
   return "?";
+}
+
+bool isCallOp(BinaryOp op) {
+  return op == BinaryOp::Min || op == BinaryOp::Max || op == BinaryOp::CeilDiv;
 }
 
 int precedence(BinaryOp op) {
@@ -54,6 +64,10 @@ int precedence(BinaryOp op) {
   case BinaryOp::Div:
   case BinaryOp::Mod:
     return 6;
+  case BinaryOp::Min:
+  case BinaryOp::Max:
+  case BinaryOp::CeilDiv:
+    return 9; // a call: an atom, never parenthesised (above unary's 7 and atoms' 8)
   }
   return 0;
 }
@@ -86,6 +100,17 @@ std::optional<std::int64_t> fold(BinaryOp op, std::int64_t a, std::int64_t b) {
     return a | b;
   case BinaryOp::BitXor:
     return a ^ b;
+  case BinaryOp::Min:
+    return std::min(a, b);
+  case BinaryOp::Max:
+    return std::max(a, b);
+  case BinaryOp::CeilDiv: {
+    // Rounded toward +infinity (C's division rounds toward zero).
+    if (b == 0 || (b == -1 && a == std::numeric_limits<std::int64_t>::min()))
+      return std::nullopt;
+    std::int64_t q = a / b;
+    return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
+  }
   }
   return std::nullopt;
 }

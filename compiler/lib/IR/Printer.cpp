@@ -105,6 +105,15 @@ void printExpr(const Expr& e, std::string& out) {
     printOperand(*e.children[0], 7, out);
     return;
   case ExprKind::Binary: {
+    if (isCallOp(e.binaryOp)) {
+      out += toString(e.binaryOp);
+      out += '(';
+      printExpr(*e.children[0], out);
+      out += ", ";
+      printExpr(*e.children[1], out);
+      out += ')';
+      return;
+    }
     int prec = precedence(e.binaryOp);
     printOperand(*e.children[0], prec, out);
     out += ' ';

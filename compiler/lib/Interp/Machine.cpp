@@ -61,6 +61,10 @@ Machine::Machine(const ir::Module& module, const sema::KernelModel& model, Diagn
     m_loopIndex.emplace(model.loops[i].stmt, i);
   for (const sema::ConstInfo& c : model.consts)
     m_consts.emplace(c.name, c.value);
+  // Run-time scalar parameters: the values the model was checked with (the workload
+  // contract's), constant for the whole run.
+  for (const sema::ScalarInfo& sc : model.scalars)
+    m_consts.emplace(sc.name, sc.value);
   globals.resize(model.buffers.size());
   writerOf.resize(model.buffers.size());
   m_tileCount = model.grid ? model.grid->tileCount() : 1;
@@ -514,7 +518,10 @@ void Machine::enterLoop(RoleProc& p, const ir::Stmt& s) {
   } else if (li.runtime) {
     // A run-time range over the role's current tile (docs/ir.md).
     auto tile = p.tiles.find(li.tileVar);
-    auto range = tile == p.tiles.end() ? std::nullopt : sema::loopRange(li, model, tile->second);
+    std::vector<std::int64_t> none;
+    auto range = li.tileVar.empty()       ? sema::loopRange(li, model, none)
+                 : tile == p.tiles.end() ? std::nullopt
+                                         : sema::loopRange(li, model, tile->second);
     if (!range) {
       fail(DiagId::HwNoCpuSemantics, s, "the CPU interpreter cannot evaluate this loop's range");
       return;

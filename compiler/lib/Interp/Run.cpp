@@ -31,6 +31,14 @@ struct Bound {
   std::map<std::string, double> attrs;
 };
 
+/// Check options binding the kernel's run-time scalar parameters to a contract's values.
+verify::VerifyOptions scalarOptions(const std::vector<ref::ConstValue>& scalars) {
+  verify::VerifyOptions o;
+  for (const ref::ConstValue& c : scalars)
+    o.scalarValues[c.name] = c.value;
+  return o;
+}
+
 const sema::ConstInfo* findConst(const sema::KernelModel& m, std::string_view name) {
   for (const sema::ConstInfo& c : m.consts)
     if (c.name == name)
@@ -113,11 +121,18 @@ std::optional<Bound> bind(const ref::Workload& w, const driver::CheckResult& k,
       b.attrs[a.name] = a.number;
     } else if (const sema::ConstInfo* kc = findConst(model, a.constName)) {
       b.attrs[a.name] = double(kc->value);
+    } else if (const sema::ScalarInfo* sc = model.scalar(a.constName)) {
+      b.attrs[a.name] = double(sc->value); // the value the kernel was checked (and runs) with
     } else {
       mismatch(a.range, "attribute \"" + a.name + "\" names '" + a.constName +
-                            "', which is no const of the kernel");
+                            "', which is no const or scalar parameter of the kernel");
     }
   }
+  for (const auto* list : {&w.scalars, &w.smallScalars})
+    for (const ref::ConstValue& c : *list)
+      if (!model.scalar(c.name))
+        mismatch(c.range, "scalar value '" + c.name +
+                              "' names no run-time scalar parameter (role=scalar) of the kernel");
   if (!ok)
     return std::nullopt;
   // Operator shape rules.
@@ -159,6 +174,20 @@ std::optional<Bound> bind(const ref::Workload& w, const driver::CheckResult& k,
     need(seq >= 1 && std::int64_t(seq) == seq && q[0] % std::int64_t(seq) == 0, "Q",
          "attribute seq = " + std::to_string(std::int64_t(seq)) + " must divide Q's rows " +
              std::to_string(q[0]));
+  } else if (w.op == "attention_decode_split") {
+    auto q = shape("Q"), k = shape("K"), o = shape("O");
+    need(shape("V") == k, "V", "V must have K's shape " + str(k));
+    need(k[1] == q[1], "K", "K needs Q's head dimension " + std::to_string(q[1]));
+    std::int64_t group = b.attrs.count("group") ? std::int64_t(b.attrs["group"]) : q[0];
+    std::int64_t splits = b.attrs.count("splits") ? std::int64_t(b.attrs["splits"]) : 1;
+    bool groups = group >= 1 && q[0] % group == 0 && k[0] % (q[0] / group) == 0;
+    need(groups, "Q",
+         "group = " + std::to_string(group) + " must divide Q's rows and K's rows per head");
+    need(o == std::vector<std::int64_t>{splits * q[0], q[1]}, "O",
+         "O needs one row per (split, query row): [" + std::to_string(splits * q[0]) + ", " +
+             std::to_string(q[1]) + "]; it is " + str(o));
+    need(shape("LSE") == std::vector<std::int64_t>{splits * q[0]}, "LSE",
+         "LSE needs one value per row of O");
   } else if (w.op == "kmeans_assign") {
     auto x = shape("X"), c = shape("C"), cn = shape("CNorm"), idx = shape("Idx");
     std::int64_t batches = b.attrs.count("batches") ? std::int64_t(b.attrs["batches"]) : 1;
@@ -312,7 +341,7 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
       result.kernel = std::move(full);
       return finish(diags);
     }
-    driver::CheckResult small = compiler.check(name, *smallText);
+    driver::CheckResult small = compiler.check(name, *smallText, scalarOptions(workload->smallScalars));
     if (!small.accepted) {
       for (const Diagnostic& d : small.diagnostics)
         if (d.severity == Severity::Blocking)
@@ -325,6 +354,20 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
       return finish(diags);
     }
     result.kernel = std::move(small);
+    DiagnosticEngine again;
+    workload = ref::loadWorkload(workloadPath, *result.kernel.sources, again);
+  } else if (!workload->scalars.empty()) {
+    // Checked again with the contract's scalar values: the run, its trip counts and masks use
+    // them (docs/workloads.md).
+    driver::CheckResult bound = compiler.check(name, text, scalarOptions(workload->scalars));
+    if (!bound.accepted) {
+      for (const Diagnostic& d : bound.diagnostics)
+        if (d.severity == Severity::Blocking)
+          diags.report(d);
+      result.kernel = std::move(bound);
+      return finish(diags);
+    }
+    result.kernel = std::move(bound);
     DiagnosticEngine again;
     workload = ref::loadWorkload(workloadPath, *result.kernel.sources, again);
   } else {
@@ -590,6 +633,12 @@ std::optional<ref::Expected> hostReference(const driver::Compiler& compiler,
   if (!k.accepted)
     return fail("the kernel is refused by the checker");
   auto workload = ref::loadWorkload(workloadPath, *k.sources, diags);
+  if (workload && !workload->scalars.empty()) {
+    k = compiler.check(name, text, scalarOptions(workload->scalars));
+    if (!k.accepted)
+      return fail("the kernel is refused with the contract's scalar values");
+    workload = ref::loadWorkload(workloadPath, *k.sources, diags);
+  }
   if (!workload || !workload->runnable)
     return fail(workload ? "the workload contract has no \"run\" section"
                          : "the workload contract cannot be read");

@@ -146,6 +146,8 @@ public:
       const std::string& n = m_params[e.var];
       if (p.kind == Param::Kind::TensorMap)
         return "reinterpret_cast<uint64_t>(&" + n + ")";
+      if (p.kind == Param::Kind::Scalar)
+        return n; // an int passed by value
       return "reinterpret_cast<uint64_t>(" + n + ")";
     }
     case Expr::Kind::Special:
@@ -537,6 +539,8 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
     o << (i ? ",\n    " : "");
     if (prm.kind == Param::Kind::TensorMap)
       o << "const __grid_constant__ CakeTensorMap " << paramNames[i];
+    else if (prm.kind == Param::Kind::Scalar)
+      o << "const int " << paramNames[i];
     else
       o << (prm.readOnly ? "const " : "") << storageType(prm.dtype) << "* __restrict__ "
         << paramNames[i];
@@ -559,8 +563,11 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
     const Param& prm = p.params[i];
     if (prm.kind == Param::Kind::TensorMap)
       continue;
-    o << (first ? "" : ", ") << (prm.readOnly ? "const " : "") << storageType(prm.dtype) << "* "
-      << paramNames[i];
+    if (prm.kind == Param::Kind::Scalar)
+      o << (first ? "" : ", ") << "int " << paramNames[i];
+    else
+      o << (first ? "" : ", ") << (prm.readOnly ? "const " : "") << storageType(prm.dtype) << "* "
+        << paramNames[i];
     first = false;
   }
   o << (first ? "" : ", ") << "cudaStream_t stream = 0) {\n";

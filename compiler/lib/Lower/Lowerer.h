@@ -143,6 +143,10 @@ public:
   std::optional<std::int64_t> staticValue(const ir::Expr& e) const;
   /// Largest power of two known to divide the expression (1 when unknown, capped at 2^20).
   std::int64_t knownMultiple(const ir::Expr& e) const;
+  /// True when `e` cannot be negative (non-negative constants, scalar parameters whose range
+  /// starts at 0 or above, builtins, tile coordinates, pipeline members, and +, *, /, cdiv,
+  /// min, max, >>, & of such): cdiv then lowers to one division.
+  bool nonNegative(const ir::Expr& e) const;
 
   // ---- operands ----
   Slice slice(const ir::Operand& o, const sema::OperandInfo& info);

@@ -361,6 +361,35 @@ std::int64_t Lowerer::knownMultiple(const ir::Expr& e) const {
   return 1;
 }
 
+bool Lowerer::nonNegative(const ir::Expr& e) const {
+  if (auto v = staticValue(e))
+    return *v >= 0;
+  switch (e.kind) {
+  case ir::ExprKind::Name:
+    if (const sema::ScalarInfo* sc = m_model.scalar(e.text()))
+      return sc->lo >= 0;
+    return e.text() == "tid" || e.text() == "lane" || e.text() == "warp" || e.text() == "wg";
+  case ir::ExprKind::Member:
+    return e.children[0]->kind == ir::ExprKind::Name; // tile coordinates, P.slot, P.phase
+  case ir::ExprKind::Binary:
+    switch (e.binaryOp) {
+    case ir::BinaryOp::Add:
+    case ir::BinaryOp::Mul:
+    case ir::BinaryOp::Div:
+    case ir::BinaryOp::CeilDiv:
+    case ir::BinaryOp::Min:
+    case ir::BinaryOp::Max:
+    case ir::BinaryOp::Shr:
+    case ir::BinaryOp::BitAnd:
+      return nonNegative(*e.children[0]) && nonNegative(*e.children[1]);
+    default:
+      return false;
+    }
+  default:
+    return false;
+  }
+}
+
 ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
   switch (e.kind) {
   case ir::ExprKind::Int:
@@ -371,6 +400,9 @@ ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
         return reservedConstantName(c.name) ? i32(c.value) : named(c.name, c.value);
     if (auto it = m_role.loopExprs.find(std::string(e.text())); it != m_role.loopExprs.end())
       return it->second;
+    if (m_model.scalar(e.text()))
+      if (auto it = m_paramIndex.find(std::string(e.text())); it != m_paramIndex.end())
+        return param(m_p, it->second);
     if (e.text() == "tid")
       return var(m_p, m_role.tid);
     if (e.text() == "lane")
@@ -405,8 +437,20 @@ ExprRef Lowerer::lowerExpr(const ir::Expr& e) {
   case ir::ExprKind::Binary: {
     ExprRef a = lowerExpr(*e.children[0]);
     ExprRef b = lowerExpr(*e.children[1]);
-    static constexpr Op map[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Rem,
-                                 Op::Shl, Op::Shr, Op::And, Op::Or,  Op::Xor};
+    if (e.binaryOp == ir::BinaryOp::CeilDiv) {
+      // A non-negative numerator over a positive constant: one division, (a + b - 1) / b
+      // (the general form below repeats both operands, and nested cdivs multiply them).
+      if (auto d = staticValue(*e.children[1]); d && *d > 0 && nonNegative(*e.children[0]))
+        return bin(Op::Div, bin(Op::Add, a, i32(*d - 1)), b);
+      // Rounded toward +infinity: q + (r != 0 && (r ^ b) >= 0), as ir::fold defines it.
+      ExprRef q = bin(Op::Div, a, b);
+      ExprRef r = bin(Op::Rem, a, b);
+      ExprRef q1 = bin(Op::Add, q, i32(1));
+      return select(bin(Op::Ne, r, i32(0)), select(bin(Op::Ge, bin(Op::Xor, r, b), i32(0)), q1, q),
+                    q);
+    }
+    static constexpr Op map[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Rem, Op::Shl,
+                                 Op::Shr, Op::And, Op::Or,  Op::Xor, Op::Min, Op::Max};
     return bin(map[static_cast<int>(e.binaryOp)], a, b);
   }
   default:
@@ -1148,6 +1192,16 @@ LoweredKernel Lowerer::run() {
     p.dtype = t.dtype;
     p.readOnly = true;
     m_paramIndex[t.name] = static_cast<int>(m_p.params.size());
+    m_p.params.push_back(p);
+  }
+  // Run-time scalar parameters: i32 kernel arguments passed by value (docs/ir.md).
+  for (const sema::ScalarInfo& sc : m_model.scalars) {
+    Param p;
+    p.name = sc.name;
+    p.kind = Param::Kind::Scalar;
+    p.dtype = sc.dtype;
+    p.readOnly = true;
+    m_paramIndex[sc.name] = static_cast<int>(m_p.params.size());
     m_p.params.push_back(p);
   }
   m_barrierPlan = verify::planBarriers(m_module, m_model);

@@ -181,10 +181,13 @@ ExprRef elem(const Program& p, int v, ExprRef index) {
 }
 
 ExprRef param(const Program& p, int index) {
-  (void)p;
   auto e = std::make_shared<Expr>();
   e->kind = Expr::Kind::Param;
-  e->ty = Ty::U64;
+  // A scalar parameter is its i32 value; the others are addresses.
+  e->ty = index >= 0 && std::size_t(index) < p.params.size() &&
+                  p.params[std::size_t(index)].kind == Param::Kind::Scalar
+              ? Ty::I32
+              : Ty::U64;
   e->var = index;
   return e;
 }

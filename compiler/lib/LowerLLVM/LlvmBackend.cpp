@@ -182,7 +182,7 @@ public:
     llvm::Type* ptrTy = llvm::PointerType::get(m_ctx, 0);
     std::vector<llvm::Type*> params;
     for (const Param& prm : m_p.params)
-      (void)prm, params.push_back(ptrTy);
+      params.push_back(prm.kind == Param::Kind::Scalar ? m_b.getInt32Ty() : ptrTy);
     auto* fnTy = llvm::FunctionType::get(llvm::Type::getVoidTy(m_ctx), params, false);
     m_fn = llvm::Function::Create(fnTy, llvm::GlobalValue::ExternalLinkage, m_p.name, m_mod);
     m_fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
@@ -211,7 +211,7 @@ public:
         a->addAttr(llvm::Attribute::getWithAlignment(m_ctx, llvm::Align(64)));
         gridConstant.push_back(
             llvm::ConstantAsMetadata::get(m_b.getInt32(static_cast<std::uint32_t>(i + 1))));
-      } else if (m_p.params[i].readOnly) {
+      } else if (m_p.params[i].readOnly && m_p.params[i].kind == Param::Kind::GlobalPtr) {
         a->addAttr(llvm::Attribute::NoAlias);
       }
     }
@@ -486,6 +486,8 @@ private:
       return resolve(static_cast<std::size_t>(e.var), static_cast<std::size_t>(i));
     }
     case Expr::Kind::Param:
+      if (m_p.params[static_cast<std::size_t>(e.var)].kind == Param::Kind::Scalar)
+        return m_fn->getArg(static_cast<unsigned>(e.var)); // an i32 passed by value
       return m_b.CreatePtrToInt(m_fn->getArg(static_cast<unsigned>(e.var)), m_b.getInt64Ty());
     case Expr::Kind::Special:
       return special(e.special);

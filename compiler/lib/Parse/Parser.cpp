@@ -884,6 +884,41 @@ private:
     return base;
   }
 
+  /// `min(a, b)`, `max(a, b)`, `cdiv(a, b)`: the only calls, kept as binary nodes (the
+  /// evaluators and the printer know them as operators).
+  ExprPtr parseCall(const Token& name, unsigned depth) {
+    std::optional<BinaryOp> op;
+    if (name.text == "min")
+      op = BinaryOp::Min;
+    else if (name.text == "max")
+      op = BinaryOp::Max;
+    else if (name.text == "cdiv")
+      op = BinaryOp::CeilDiv;
+    if (!op) {
+      m_diags.report(DiagId::SynUnexpectedToken, rangeOf(name),
+                     "'" + std::string(name.text) +
+                         "' is not a function: the integer functions are min(a, b), max(a, b) "
+                         "and cdiv(a, b)");
+      return nullptr;
+    }
+    if (!enter(depth))
+      return nullptr;
+    take(); // (
+    ExprPtr a = parseBinary(depth + 1, 1);
+    if (!a || !expect(Tok::Comma, "',' between the two arguments of '" + std::string(name.text) + "'"))
+      return nullptr;
+    ExprPtr b = parseBinary(depth + 1, 1);
+    if (!b || !expect(Tok::RParen, "')' after the two arguments of '" + std::string(name.text) + "'"))
+      return nullptr;
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::Binary;
+    e->binaryOp = *op;
+    e->children.push_back(std::move(a));
+    e->children.push_back(std::move(b));
+    e->id = node(span(name.begin));
+    return sealed(std::move(e), rangeOf(name));
+  }
+
   ExprPtr parsePrimary(unsigned depth) {
     const Token& t = peek();
     std::uint32_t begin = t.begin;
@@ -914,6 +949,8 @@ private:
     }
     case Tok::Ident: {
       Token lit = take();
+      if (at(Tok::LParen))
+        return parseCall(lit, depth);
       ExprPtr e = makeExpr(ExprKind::Name, begin);
       e->setText(lit.text);
       return e;

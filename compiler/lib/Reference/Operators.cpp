@@ -104,6 +104,48 @@ void attentionFwdLse(std::span<const double> q, std::span<const double> k,
   }
 }
 
+void attentionDecodeSplit(std::span<const double> q, std::span<const double> k,
+                          std::span<const double> v, std::span<double> o, std::span<double> lse,
+                          std::int64_t heads, std::int64_t group, std::int64_t d,
+                          std::int64_t kvMax, std::int64_t kvLen, std::int64_t block,
+                          std::int64_t splits, double scale) {
+  if (block <= 0 || splits <= 0 || kvLen < 0)
+    return;
+  kvLen = std::min(kvLen, kvMax);
+  const std::int64_t blocks = (kvLen + block - 1) / block;
+  const std::int64_t chunk = (blocks + splits - 1) / splits * block; // keys per split
+  std::vector<double> p(static_cast<std::size_t>(std::max<std::int64_t>(1, chunk)));
+  for (std::int64_t sp = 0; sp < splits; ++sp) {
+    const std::int64_t k0 = std::min(sp * chunk, kvLen), k1 = std::min((sp + 1) * chunk, kvLen);
+    for (std::int64_t h = 0; h < heads; ++h)
+      for (std::int64_t r = 0; r < group; ++r) {
+        const std::size_t qi = static_cast<std::size_t>((h * group + r) * d);
+        const std::size_t out = static_cast<std::size_t>((sp * heads + h) * group + r);
+        double mx = -std::numeric_limits<double>::infinity();
+        for (std::int64_t j = k0; j < k1; ++j) {
+          const std::size_t ki = static_cast<std::size_t>((h * kvMax + j) * d);
+          double dot = 0.0;
+          for (std::int64_t e = 0; e < d; ++e)
+            dot += q[qi + std::size_t(e)] * k[ki + std::size_t(e)];
+          p[std::size_t(j - k0)] = dot * scale;
+          mx = std::max(mx, dot * scale);
+        }
+        double sum = 0.0;
+        for (std::int64_t j = k0; j < k1; ++j) {
+          p[std::size_t(j - k0)] = std::exp(p[std::size_t(j - k0)] - mx);
+          sum += p[std::size_t(j - k0)];
+        }
+        lse[out] = sum > 0 ? mx + std::log(sum) : -std::numeric_limits<double>::infinity();
+        for (std::int64_t e = 0; e < d; ++e) {
+          double acc = 0.0;
+          for (std::int64_t j = k0; j < k1; ++j)
+            acc += p[std::size_t(j - k0)] * v[static_cast<std::size_t>((h * kvMax + j) * d + e)];
+          o[out * std::size_t(d) + std::size_t(e)] = sum > 0 ? acc / sum : 0.0;
+        }
+      }
+  }
+}
+
 std::vector<double> kmeansDistances(std::span<const double> x, std::span<const double> c,
                                     std::int64_t batches, std::int64_t n, std::int64_t kc,
                                     std::int64_t d) {

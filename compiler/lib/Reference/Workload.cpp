@@ -147,6 +147,12 @@ void readRun(const json::Value& run, Workload& w, json::ObjectReader& parent) {
   w.seed = static_cast<std::uint64_t>(r.integer("seed", false, 0).value_or(0));
   if (const json::Value* small = r.field("small", json::Kind::Object, true))
     readConsts(*small, w.small, r, "small shape");
+  if (const json::Value* sc = r.field("scalars", json::Kind::Object, false))
+    readConsts(*sc, w.scalars, r, "scalar parameter");
+  if (const json::Value* sc = r.field("small_scalars", json::Kind::Object, false))
+    readConsts(*sc, w.smallScalars, r, "scalar parameter");
+  else
+    w.smallScalars = w.scalars;
   r.finish();
 
   // Every bound input has a distribution and every bound output a tolerance, and nothing else.
@@ -215,6 +221,9 @@ const std::vector<OperatorInfo>& operators() {
       {"attention_fwd_lse",
        {{"Q", false, 2}, {"K", false, 2}, {"V", false, 2}, {"O", true, 2}, {"LSE", true, 1}},
        {"seq", "scale", "causal"}},
+      {"attention_decode_split",
+       {{"Q", false, 2}, {"K", false, 2}, {"V", false, 2}, {"O", true, 2}, {"LSE", true, 1}},
+       {"group", "kv_len", "block", "splits", "scale"}},
       {"kmeans_assign",
        {{"X", false, 2}, {"C", false, 2}, {"CNorm", false, 1}, {"Idx", true, 1}},
        {"batches"}},

@@ -250,8 +250,14 @@ std::optional<Bundle> readBundle(const std::string& dirIn, std::string& error) {
       if (std::none_of(b.tensorMaps.begin(), b.tensorMaps.end(),
                        [&](const BundleTensorMap& t) { return t.name == p.name; }))
         return bad("parameter '" + p.name + "' names no tensor map of the metadata");
+    } else if (kind == "scalar") {
+      p.kind = BundleParam::Kind::Scalar;
+      const json::Value* value = v.get("value");
+      if (!value || !value->isNumber() || value->number != double(std::int32_t(value->number)))
+        return bad("parameter '" + p.name + "': a scalar needs an i32 \"value\"");
+      p.value = std::int32_t(value->number);
     } else {
-      return bad("parameter '" + p.name + "': kind must be global or tensor_map");
+      return bad("parameter '" + p.name + "': kind must be global, tensor_map or scalar");
     }
     b.params.push_back(std::move(p));
   }

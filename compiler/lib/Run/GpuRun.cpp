@@ -484,6 +484,8 @@ bool GpuRun::launch() {
       while (m_b.buffers[i].name != p.name)
         ++i;
       args.push_back(&m_buf[i]);
+    } else if (p.kind == BundleParam::Kind::Scalar) {
+      args.push_back(const_cast<std::int32_t*>(&p.value)); // by value: cuLaunch copies it
     } else {
       std::size_t t = 0;
       while (m_b.tensorMaps[t].name != p.name)

@@ -126,6 +126,33 @@ IntervalResult applyBinary(ir::BinaryOp op, Interval x, Interval y) {
       mask <<= 1;
     return make(0, mask - 1);
   }
+  case BinaryOp::Min:
+  case BinaryOp::Max: {
+    if (x.exact() && y.exact())
+      return exactValue(op == BinaryOp::Min ? std::min(x.lo, y.lo) : std::max(x.lo, y.lo));
+    // Monotone in both operands; the result is one of them, so a stride both share survives
+    // when their residues agree.
+    I128 g = gcd(step(x), step(y));
+    I128 stride = g > 1 && (I128(x.lo) - y.lo) % g == 0 ? g : 1;
+    return op == BinaryOp::Min ? make(std::min(x.lo, y.lo), std::min(x.hi, y.hi), stride)
+                               : make(std::max(x.lo, y.lo), std::max(x.hi, y.hi), stride);
+  }
+  case BinaryOp::CeilDiv: {
+    if (y.exact() && y.lo == 0)
+      return {std::nullopt, IntervalError::DivideByZero};
+    if (y.lo <= 0)
+      return unbounded(); // a divisor that may be zero or negative: no useful bound
+    if (x.exact() && y.exact()) {
+      auto v = ir::fold(op, x.lo, y.lo);
+      return v ? exactValue(*v) : overflowOrUnbounded();
+    }
+    // Non-decreasing in x, non-increasing in y for y > 0.
+    auto lo = ir::fold(op, x.lo, x.lo >= 0 ? y.hi : y.lo);
+    auto hi = ir::fold(op, x.hi, x.hi >= 0 ? y.lo : y.hi);
+    if (!lo || !hi)
+      return overflowOrUnbounded();
+    return make(*lo, *hi);
+  }
   }
   return unbounded();
 }

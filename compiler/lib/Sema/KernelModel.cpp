@@ -53,6 +53,20 @@ const BufferInfo* KernelModel::buffer(std::string_view n) const {
   return nullptr;
 }
 
+const ScalarInfo* KernelModel::scalar(std::string_view n) const {
+  for (const ScalarInfo& s : scalars)
+    if (s.name == n)
+      return &s;
+  return nullptr;
+}
+
+std::vector<std::int64_t> KernelModel::scalarValues() const {
+  std::vector<std::int64_t> out;
+  for (const ScalarInfo& s : scalars)
+    out.push_back(s.value);
+  return out;
+}
+
 const BarrierInfo* KernelModel::barrier(std::string_view n) const {
   for (const BarrierInfo& b : barriers)
     if (b.name == n)

@@ -4,21 +4,39 @@
 #include "cake/Sema/RuntimeBound.h"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
+#include <set>
 
 namespace cake::sema {
 
+namespace {
+/// Index of scalar parameter `name` in model.scalars, or -1.
+std::int64_t scalarIndex(const KernelModel& model, std::string_view name) {
+  for (std::size_t i = 0; i < model.scalars.size(); ++i)
+    if (model.scalars[i].name == name)
+      return std::int64_t(i);
+  return -1;
+}
+} // namespace
+
 std::optional<std::int64_t> evalTileExpr(const ir::Expr& e, const KernelModel& model,
                                          std::string_view tileVar,
-                                         std::span<const std::int64_t> coords) {
+                                         std::span<const std::int64_t> coords,
+                                         std::span<const std::int64_t> scalars) {
   switch (e.kind) {
   case ir::ExprKind::Int:
     return e.intValue;
-  case ir::ExprKind::Name:
+  case ir::ExprKind::Name: {
     for (const ConstInfo& c : model.consts)
       if (c.name == e.text())
         return c.value;
-    return std::nullopt;
+    std::int64_t k = scalarIndex(model, e.text());
+    if (k < 0)
+      return std::nullopt;
+    return std::size_t(k) < scalars.size() ? scalars[std::size_t(k)]
+                                           : model.scalars[std::size_t(k)].value;
+  }
   case ir::ExprKind::Member: {
     const ir::Expr& base = *e.children[0];
     if (base.kind != ir::ExprKind::Name || base.text() != tileVar)
@@ -30,12 +48,12 @@ std::optional<std::int64_t> evalTileExpr(const ir::Expr& e, const KernelModel& m
     return std::nullopt;
   }
   case ir::ExprKind::Unary: {
-    auto a = evalTileExpr(*e.children[0], model, tileVar, coords);
+    auto a = evalTileExpr(*e.children[0], model, tileVar, coords, scalars);
     return a ? ir::fold(e.unaryOp, *a) : std::nullopt;
   }
   case ir::ExprKind::Binary: {
-    auto a = evalTileExpr(*e.children[0], model, tileVar, coords);
-    auto b = evalTileExpr(*e.children[1], model, tileVar, coords);
+    auto a = evalTileExpr(*e.children[0], model, tileVar, coords, scalars);
+    auto b = evalTileExpr(*e.children[1], model, tileVar, coords, scalars);
     return a && b ? ir::fold(e.binaryOp, *a, *b) : std::nullopt;
   }
   default:
@@ -52,9 +70,18 @@ bool TileExprCode::emit(const ir::Expr& e, const KernelModel& model, std::string
   case ir::ExprKind::Name: {
     auto c = std::find_if(model.consts.begin(), model.consts.end(),
                           [&](const ConstInfo& k) { return k.name == e.text(); });
-    if (c == model.consts.end())
+    if (c != model.consts.end()) {
+      ins.value = c->value;
+      break;
+    }
+    std::int64_t k = scalarIndex(model, e.text());
+    if (k < 0)
       return false;
-    ins.value = c->value;
+    ins.kind = Ins::Kind::Scalar;
+    ins.value = k;
+    m_scalarDefaults.resize(model.scalars.size());
+    for (std::size_t i = 0; i < model.scalars.size(); ++i)
+      m_scalarDefaults[i] = model.scalars[i].value;
     break;
   }
   case ir::ExprKind::Member: {
@@ -96,7 +123,8 @@ std::optional<TileExprCode> TileExprCode::compile(const ir::Expr& e, const Kerne
   return code;
 }
 
-std::optional<std::int64_t> TileExprCode::eval(std::span<const std::int64_t> coords) const {
+std::optional<std::int64_t> TileExprCode::eval(std::span<const std::int64_t> coords,
+                                                std::span<const std::int64_t> scalars) const {
   std::int64_t stack[64];
   std::size_t top = 0;
   for (const Ins& ins : m_code) {
@@ -109,6 +137,18 @@ std::optional<std::int64_t> TileExprCode::eval(std::span<const std::int64_t> coo
         return std::nullopt;
       stack[top++] = ins.kind == Ins::Kind::Push ? ins.value : coords[std::size_t(ins.value)];
       break;
+    case Ins::Kind::Scalar: {
+      if (top == std::size(stack))
+        return std::nullopt;
+      std::size_t k = std::size_t(ins.value);
+      if (k < scalars.size())
+        stack[top++] = scalars[k];
+      else if (k < m_scalarDefaults.size())
+        stack[top++] = m_scalarDefaults[k];
+      else
+        return std::nullopt;
+      break;
+    }
     case Ins::Kind::Unary: {
       auto v = ir::fold(ins.unary, stack[top - 1]);
       if (!v)
@@ -137,7 +177,8 @@ unsigned TileExprCode::dims() const {
 }
 
 std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& model,
-                                     std::int64_t maxTiles) {
+                                     std::int64_t maxTiles,
+                                     std::span<const std::int64_t> scalars) {
   std::vector<std::int64_t> out;
   if (!model.grid || model.grid->tileCount() > maxTiles)
     return out;
@@ -170,7 +211,7 @@ std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& mo
     for (std::size_t d = 0; d < c.size(); ++d)
       k += std::size_t(c[d] * stride[d]);
     if (!known[k]) {
-      auto b = lo->eval(c), e = hi->eval(c);
+      auto b = lo->eval(c, scalars), e = hi->eval(c, scalars);
       if (!b || !e)
         return {};
       small[k] = *e - *b;
@@ -197,11 +238,12 @@ std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear) 
 }
 
 std::optional<std::pair<std::int64_t, std::int64_t>>
-loopRange(const LoopInfo& loop, const KernelModel& model, std::span<const std::int64_t> coords) {
+loopRange(const LoopInfo& loop, const KernelModel& model, std::span<const std::int64_t> coords,
+          std::span<const std::int64_t> scalars) {
   if (!loop.runtime)
     return std::pair{loop.begin, loop.end};
-  auto lo = evalTileExpr(*loop.beginExpr, model, loop.tileVar, coords);
-  auto hi = evalTileExpr(*loop.endExpr, model, loop.tileVar, coords);
+  auto lo = evalTileExpr(*loop.beginExpr, model, loop.tileVar, coords, scalars);
+  auto hi = evalTileExpr(*loop.endExpr, model, loop.tileVar, coords, scalars);
   if (!lo || !hi)
     return std::nullopt;
   return std::pair{*lo, *hi};
@@ -232,6 +274,102 @@ std::vector<std::int64_t> representativeTiles(const KernelModel& model) {
     }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+namespace {
+/// True when `e` mentions scalar parameter `name`.
+bool mentions(const ir::Expr& e, std::string_view name) {
+  if (e.kind == ir::ExprKind::Name && e.text() == name)
+    return true;
+  if (e.kind == ir::ExprKind::Member)
+    return false;
+  for (const auto& c : e.children)
+    if (c && mentions(*c, name))
+      return true;
+  return false;
+}
+
+/// Constant divisors `d` of `e / d`, `e % d` and `cdiv(e, d)` where `e` mentions `name`.
+void collectDivisors(const ir::Expr& e, const KernelModel& model, std::string_view name,
+                     std::set<std::int64_t>& out) {
+  if (e.kind == ir::ExprKind::Binary &&
+      (e.binaryOp == ir::BinaryOp::Div || e.binaryOp == ir::BinaryOp::Mod ||
+       e.binaryOp == ir::BinaryOp::CeilDiv) &&
+      mentions(*e.children[0], name)) {
+    std::vector<std::int64_t> none;
+    if (auto d = evalTileExpr(*e.children[1], model, "", none, none); d && *d > 1)
+      out.insert(*d);
+  }
+  for (const auto& c : e.children)
+    if (c)
+      collectDivisors(*c, model, name, out);
+}
+
+void statementExprs(const ir::Stmt& s, const std::function<void(const ir::Expr&)>& f) {
+  for (const ir::Operand& o : s.operands)
+    for (const ir::Index& i : o.indices) {
+      if (i.start)
+        f(*i.start);
+      if (i.size)
+        f(*i.size);
+    }
+  for (const ir::Attribute& a : s.attributes)
+    if (a.value)
+      f(*a.value);
+}
+} // namespace
+
+std::vector<std::vector<std::int64_t>> scalarSamples(const KernelModel& model) {
+  std::vector<std::vector<std::int64_t>> out;
+  const std::vector<std::int64_t> bound = model.scalarValues();
+  for (std::size_t k = 0; k < model.scalars.size(); ++k) {
+    const ScalarInfo& sc = model.scalars[k];
+    std::set<std::int64_t> divisors;
+    auto scan = [&](const ir::Expr& e) { collectDivisors(e, model, sc.name, divisors); };
+    for (const LoopInfo& l : model.loops)
+      if (l.runtime) {
+        scan(*l.beginExpr);
+        scan(*l.endExpr);
+      }
+    for (const OpInfo& op : model.ops)
+      if (op.stmt)
+        statementExprs(*op.stmt, scan);
+    std::set<std::int64_t> values{sc.lo, sc.hi};
+    for (std::int64_t d : divisors) {
+      // The first and the last multiple of d inside the range, and one past each: a value
+      // that leaves a partial last block of d, at both ends of the range.
+      std::int64_t first = ((sc.lo + d - 1) / d) * d, last = (sc.hi / d) * d;
+      for (std::int64_t v : {first, first + 1, last, last + 1, last - 1})
+        if (v >= sc.lo && v <= sc.hi)
+          values.insert(v);
+    }
+    std::vector<std::int64_t> picked(values.begin(), values.end());
+    constexpr std::size_t kMaxValues = 16;
+    if (picked.size() > kMaxValues) {
+      // Keep the ends and an even sample of the rest.
+      std::vector<std::int64_t> thin;
+      for (std::size_t i = 0; i < kMaxValues; ++i)
+        thin.push_back(picked[i * (picked.size() - 1) / (kMaxValues - 1)]);
+      picked = std::move(thin);
+    }
+    for (std::int64_t v : picked) {
+      if (v == bound[k])
+        continue;
+      std::vector<std::int64_t> binding = bound;
+      binding[k] = v;
+      out.push_back(std::move(binding));
+    }
+  }
+  return out;
+}
+
+std::string scalarBindingText(const KernelModel& model, std::span<const std::int64_t> scalars) {
+  std::string out;
+  for (std::size_t k = 0; k < model.scalars.size() && k < scalars.size(); ++k) {
+    out += out.empty() ? "" : ", ";
+    out += model.scalars[k].name + " = " + std::to_string(scalars[k]);
+  }
   return out;
 }
 

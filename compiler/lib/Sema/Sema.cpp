@@ -142,8 +142,11 @@ bool isReservedName(std::string_view name) {
 }
 
 KernelModel check(const Module& module, const reg::Registry& registry,
-                  const target::TargetSet& targets, DiagnosticEngine& diags) {
-  KernelModel model = detail::Checker(module, registry, targets, diags).run();
+                  const target::TargetSet& targets, DiagnosticEngine& diags,
+                  const std::map<std::string, std::int64_t>& scalarValues) {
+  detail::Checker checker(module, registry, targets, diags);
+  checker.bindScalars(scalarValues);
+  KernelModel model = checker.run();
   // The op table was reserved for every operation statement; drop what statements that were
   // refused left unused (the verifier, cost model and lowering keep the table for the whole run).
   model.ops.shrink_to_fit();

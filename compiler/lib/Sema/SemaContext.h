@@ -114,6 +114,8 @@ struct SemaContext {
   std::map<std::string, Symbol> m_symbols;
   std::map<std::string, std::int64_t> m_consts;
   std::set<std::string> m_failedConsts;
+  /// Values the caller binds run-time scalar parameters to (a workload contract's).
+  std::map<std::string, std::int64_t> m_scalarValues;
 };
 
 /// The type checker of one kernel. One object per check; `run` builds the model.
@@ -122,6 +124,8 @@ public:
   using SemaContext::SemaContext;
 
   KernelModel run();
+  /// Binds run-time scalar parameters by name before `run` (a workload contract's values).
+  void bindScalars(const std::map<std::string, std::int64_t>& values) { m_scalarValues = values; }
 
 private:
   // Sema.cpp: kernel header and names
@@ -163,6 +167,10 @@ private:
   bool declType(const Decl& d, DType& dtype, std::vector<std::int64_t>& shape);
   void checkDecl(const Decl& d);
   void checkBuffer(const Decl& d, bool registered);
+  /// `param NAME : i32 role=scalar range=[LO, HI]` (SemaScalar.cpp).
+  void checkScalar(const Decl& d, bool registered);
+  /// A run-time scalar parameter used where a constant is needed (SemaScalar.cpp).
+  IntResult scalarValue(const Expr& e, const ScalarInfo& s, bool constOnly);
   void checkBarrier(const Decl& d, bool registered);
   void checkKernelShape(const Kernel& k);
 

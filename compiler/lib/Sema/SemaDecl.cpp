@@ -14,8 +14,9 @@ const std::vector<DeclAttrSpec>& declSchema(DeclKind kind) {
   static const std::map<DeclKind, std::vector<DeclAttrSpec>> schema = {
       {DeclKind::Const, {}},
       {DeclKind::Param,
-       {{"role", DAttr::Enum, true, {"input", "output", "state"}},
-        {"align", DAttr::Int, false, {}}}},
+       {{"role", DAttr::Enum, true, {"input", "output", "state", "scalar"}},
+        {"align", DAttr::Int, false, {}},
+        {"range", DAttr::IntList, false, {}}}},
       {DeclKind::TensorMap,
        {{"source", DAttr::Name, true, {}},
         {"swizzle", DAttr::Enum, false, {kSwizzles[0], kSwizzles[1], kSwizzles[2], kSwizzles[3]}}}},
@@ -384,6 +385,13 @@ void Checker::checkDecl(const Decl& d) {
     if (const Attribute* src = d.attribute("source")) {
       if (const Decl* p = declRef(*src->value, {DeclKind::Param}, "param")) {
         t.source = p->name.name;
+        if (const ScalarInfo* sc = m_model.scalar(t.source)) {
+          Diagnostic* diag = report(DiagId::SemScalarParam, src->value->id,
+                                    "a tensor map's source is a tensor in global memory; '" +
+                                        sc->name + "' is a run-time scalar parameter");
+          noteDecl(diag, p, "declared here");
+          typed = false;
+        }
         const BufferInfo* param = m_model.buffer(t.source);
         if (param && typed) {
           if (param->dtype != t.dtype) {
@@ -408,6 +416,17 @@ void Checker::checkDecl(const Decl& d) {
     return;
   }
   case DeclKind::Param:
+    if (const Attribute* role = d.attribute("role");
+        role && role->value->kind == ExprKind::Name && role->value->text() == "scalar") {
+      checkScalar(d, registered);
+      return;
+    }
+    if (const Attribute* range = d.attribute("range"))
+      report(DiagId::SemScalarParam, range->key.id,
+             "range= is the launch contract of a run-time scalar parameter (role=scalar); '" +
+                 d.name.name + "' is a tensor");
+    checkBuffer(d, registered);
+    return;
   case DeclKind::Smem:
   case DeclKind::Tmem:
   case DeclKind::Reg:

@@ -108,6 +108,8 @@ IntResult Checker::nameValue(const Expr& e, const StmtCtx* ctx, bool constOnly) 
       return {true, Interval{0, warps - 1}};
     return {true, Interval{0, (warps + 3) / 4 - 1}};
   }
+  if (const ScalarInfo* sc = m_model.scalar(n))
+    return scalarValue(e, *sc, constOnly);
   if (const Symbol* s = lookup(n)) {
     if (s->kind == DeclKind::Const) {
       if (m_failedConsts.count(n))

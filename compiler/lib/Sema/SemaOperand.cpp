@@ -52,6 +52,16 @@ bool Checker::checkOperand(const Operand& o, const reg::OperandDef& def, Operand
     noteDecl(d, sym->decl, "declared here");
     return false;
   };
+  if (const ScalarInfo* sc = m_model.scalar(o.name.name)) {
+    Diagnostic* d = report(DiagId::SemScalarParam, o.name.id,
+                           "operand '" + def.name + "' must be a " +
+                               std::string(reg::toString(def.kind)) + ", but '" + sc->name +
+                               "' is a run-time scalar parameter (a value passed by value, not "
+                               "memory): use it in an expression (a loop bound, a subscript, an "
+                               "attribute)");
+    noteDecl(d, sc->decl, "declared here");
+    return false;
+  }
   switch (def.kind) {
   case reg::OperandKind::Buffer: {
     const BufferInfo* b = m_model.buffer(o.name.name);

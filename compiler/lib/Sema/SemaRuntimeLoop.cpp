@@ -29,12 +29,10 @@ bool Checker::checkRuntimeRange(const Expr& range, const StmtCtx& ctx, LoopInfo&
   for (std::size_t l : ctx.loops)
     if (m_model.loops[l].overTiles)
       tile = &m_model.loops[l];
-  if (!tile)
-    return false;
-  bool mentionsTile = false;
+  bool mentionsTile = false, mentionsScalar = false;
   const Expr* bad = nullptr;
   std::function<void(const Expr&)> scan = [&](const Expr& e) {
-    if (e.kind == ExprKind::Member && e.children[0]->kind == ExprKind::Name &&
+    if (tile && e.kind == ExprKind::Member && e.children[0]->kind == ExprKind::Name &&
         e.children[0]->text() == tile->var) {
       mentionsTile = true;
       return;
@@ -42,6 +40,10 @@ bool Checker::checkRuntimeRange(const Expr& range, const StmtCtx& ctx, LoopInfo&
     if (e.kind == ExprKind::Unary || e.kind == ExprKind::Binary) {
       for (const auto& c : e.children)
         scan(*c);
+      return;
+    }
+    if (e.kind == ExprKind::Name && m_model.scalar(e.text())) {
+      mentionsScalar = true;
       return;
     }
     if (e.kind == ExprKind::Int ||
@@ -52,14 +54,17 @@ bool Checker::checkRuntimeRange(const Expr& range, const StmtCtx& ctx, LoopInfo&
   };
   scan(*range.children[0]);
   scan(*range.children[1]);
-  if (!mentionsTile)
+  if (!mentionsTile && !mentionsScalar)
     return false;
   if (bad) {
+    std::string allowed =
+        tile ? "constants and the coordinates of tile '" + tile->var +
+                   "' (" + tile->var + ".x, " + tile->var + ".y, " + tile->var +
+                   ".z), and run-time scalar parameters"
+             : std::string("constants and run-time scalar parameters");
     report(DiagId::SemLoopBounds, bad->id,
-           "'" + print(*bad) +
-               "' is not a constant or a tile coordinate: a run-time loop bound may use only "
-               "constants and the coordinates of tile '" +
-               tile->var + "' (" + tile->var + ".x, " + tile->var + ".y, " + tile->var + ".z)");
+           "'" + print(*bad) + "' is not a constant or a tile coordinate: a run-time loop bound "
+           "may use only " + allowed);
     ok = false;
     return true;
   }
@@ -72,7 +77,7 @@ bool Checker::checkRuntimeRange(const Expr& range, const StmtCtx& ctx, LoopInfo&
   loop.runtime = true;
   loop.beginExpr = range.children[0].get();
   loop.endExpr = range.children[1].get();
-  loop.tileVar = tile->var;
+  loop.tileVar = tile ? tile->var : std::string();
   loop.begin = lo.range->lo;
   loop.end = hi.range->hi;
   std::int64_t tiles = m_model.grid->tileCount();
@@ -92,6 +97,26 @@ bool Checker::checkRuntimeRange(const Expr& range, const StmtCtx& ctx, LoopInfo&
     }
     return true;
   }
+  // Scalar parameters: the range must not be reversed at either end of any scalar's range
+  // (the verifier simulates further values; docs/ir.md), checked on every tile.
+  for (std::size_t k = 0; k < m_model.scalars.size() && mentionsScalar; ++k)
+    for (std::int64_t v : {m_model.scalars[k].lo, m_model.scalars[k].hi}) {
+      std::vector<std::int64_t> binding = m_model.scalarValues();
+      binding[k] = v;
+      std::vector<std::int64_t> t = tripCounts(loop, m_model, kMaxEnumeratedTiles, binding);
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        if (t[i] >= 0)
+          continue;
+        std::vector<std::int64_t> c = tileCoords(*m_model.grid, std::int64_t(i));
+        report(DiagId::SemLoopBounds, range.id,
+               "run-time loop range '" + print(range) + "' is reversed with " +
+                   scalarBindingText(m_model, binding) + " at tile " + coordText(c) +
+                   "; an empty range (start = end) runs no iteration, a reversed one is an "
+                   "error (min(), max() keep a bound inside the range)");
+        ok = false;
+        return true;
+      }
+    }
   // Every tile's trip count (compiled bounds: microseconds for thousands of tiles); the tree
   // evaluator only words the finding.
   std::vector<std::int64_t> trips = tripCounts(loop, m_model, kMaxEnumeratedTiles);

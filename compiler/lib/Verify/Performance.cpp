@@ -75,6 +75,8 @@ public:
   explicit Analysis(Context& ctx) : m_ctx(ctx), m(ctx.model), rep(ctx.reporter) {
     for (const sema::ConstInfo& c : m.consts)
       m_consts.emplace(c.name, c.value);
+    for (const sema::ScalarInfo& sc : m.scalars)
+      m_consts.emplace(sc.name, sc.value);
   }
 
   void run() {

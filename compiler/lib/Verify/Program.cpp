@@ -88,8 +88,14 @@ namespace {
 class Unroller {
 public:
   Unroller(const Module& module, const sema::KernelModel& model, std::size_t maxSteps,
-           std::int64_t tileCap, std::int64_t firstTile)
+           std::int64_t tileCap, std::int64_t firstTile, std::span<const std::int64_t> scalars)
       : m_module(module), m_model(model), m_maxSteps(maxSteps), m_firstTile(firstTile) {
+    // Run-time scalar parameters are constants of one simulation: the binding given, else the
+    // values the model was checked with.
+    m_scalars = scalars.size() == model.scalars.size() ? std::vector<std::int64_t>(scalars.begin(), scalars.end())
+                                                        : model.scalarValues();
+    for (std::size_t k = 0; k < model.scalars.size(); ++k)
+      m_consts.emplace(model.scalars[k].name, m_scalars[k]);
     for (std::size_t i = 0; i < model.ops.size(); ++i)
       m_opIndex.emplace(model.ops[i].stmt, i);
     for (std::size_t i = 0; i < model.loops.size(); ++i)
@@ -168,8 +174,12 @@ private:
     } else if (info.runtime) {
       // Run-time range: evaluated at this role's current tile (docs/ir.md).
       auto tile = m_tiles.find(info.tileVar);
-      auto range =
-          tile == m_tiles.end() ? std::nullopt : sema::loopRange(info, m_model, tile->second);
+      std::vector<std::int64_t> none;
+      auto range = info.tileVar.empty()
+                       ? sema::loopRange(info, m_model, none, m_scalars)
+                   : tile == m_tiles.end()
+                       ? std::nullopt
+                       : sema::loopRange(info, m_model, tile->second, m_scalars);
       if (!range)
         return;
       begin = range->first;
@@ -442,6 +452,7 @@ private:
   const sema::KernelModel& m_model;
   std::size_t m_maxSteps;
   std::int64_t m_firstTile = 0;
+  std::vector<std::int64_t> m_scalars; ///< value of each run-time scalar parameter
   std::size_t m_steps = 0;
   Program m_program;
   std::unordered_map<const Stmt*, std::size_t> m_opIndex;
@@ -470,8 +481,9 @@ private:
 } // namespace
 
 Program unroll(const Module& module, const sema::KernelModel& model, std::size_t maxSteps,
-               std::int64_t tileCap, std::int64_t firstTile) {
-  Program p = Unroller(module, model, maxSteps, tileCap, firstTile).run();
+               std::int64_t tileCap, std::int64_t firstTile,
+               std::span<const std::int64_t> scalars) {
+  Program p = Unroller(module, model, maxSteps, tileCap, firstTile, scalars).run();
   p.firstTile = firstTile;
   return p;
 }

@@ -125,8 +125,11 @@ struct Program {
 /// `firstTile` is the linear tile of the simulated CTA's first tile (static grids: the CTA's
 /// only tile; persistent grids: the CTA index), so run-time loop ranges can be simulated at
 /// representative tiles.
+/// `scalars`: the value of each run-time scalar parameter (model.scalars order) for this
+/// simulation; empty: the values the model was checked with.
 Program unroll(const ir::Module& module, const sema::KernelModel& model, std::size_t maxSteps,
-               std::int64_t tileCap, std::int64_t firstTile = 0);
+               std::int64_t tileCap, std::int64_t firstTile = 0,
+               std::span<const std::int64_t> scalars = {});
 
 /// The scope an operation is issued at: its primitive's, or the one its issue attribute
 /// chooses (mbarrier.arrive scope=warpgroup).

@@ -34,7 +34,7 @@ public:
     }
     d.range = range;
     d.message = std::move(message);
-    return m_diags.report(std::move(d));
+    return withBinding(m_diags.report(std::move(d)));
   }
   /// Reports a finding of a data rule (pattern rules carry their own code).
   Diagnostic* reportRule(const Rule& rule, SourceRange range, std::string message,
@@ -48,7 +48,7 @@ public:
     d.severity = rule.severity;
     d.range = range;
     d.message = std::move(message);
-    return m_diags.report(std::move(d));
+    return withBinding(m_diags.report(std::move(d)));
   }
   Diagnostic* report(VerifyId id, ir::NodeId node, std::string message, std::string key = {}) {
     return report(id, m_map.range(node), std::move(message), std::move(key));
@@ -64,8 +64,26 @@ public:
   SourceRange range(ir::NodeId node) const { return m_map.range(node); }
   const RuleSet& rules() const { return m_rules; }
   DiagnosticEngine& diags() { return m_diags; }
+  /// Run-time scalar parameters: while the verifier simulates a value other than the bound
+  /// one, every finding says which ("with kv_len = 65") in its message and in a note at the
+  /// parameter's declaration (docs/ir.md "Run-time scalar parameters"). Empty text: none.
+  void setBinding(std::string text, SourceRange decl) {
+    m_binding = std::move(text);
+    m_bindingDecl = decl;
+  }
 
 private:
+  Diagnostic* withBinding(Diagnostic* d) {
+    if (d && !m_binding.empty()) {
+      d->message += " (with " + m_binding + ")";
+      addNote(d, m_bindingDecl,
+              "found with " + m_binding +
+                  ": one of the values of the launch contract range the verifier simulates");
+    }
+    return d;
+  }
+  std::string m_binding;
+  SourceRange m_bindingDecl;
   const RuleSet& m_rules;
   DiagnosticEngine& m_diags;
   const ir::SourceMap& m_map;

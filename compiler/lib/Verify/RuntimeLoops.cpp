@@ -34,10 +34,39 @@ std::vector<std::int64_t> tilesToCompare(std::int64_t tiles) {
 }
 } // namespace
 
+namespace {
+void checkTripCountsAt(Context& ctx, std::span<const std::int64_t> binding);
+} // namespace
+
 void checkTripCounts(Context& ctx) {
   const sema::KernelModel& m = ctx.model;
   if (!m.grid || !sema::hasRuntimeBounds(m))
     return;
+  // The bound values first; then every sampled value of the scalar parameters' launch
+  // contracts (docs/ir.md), each finding naming the value that exposed it.
+  std::size_t before = ctx.brokenBarriers.size();
+  checkTripCountsAt(ctx, {});
+  const std::vector<std::int64_t> bound = m.scalarValues();
+  for (const std::vector<std::int64_t>& binding : sema::scalarSamples(m)) {
+    if (ctx.brokenBarriers.size() != before)
+      break; // one story per ring: the first value that breaks it
+    std::string text;
+    SourceRange decl;
+    for (std::size_t k = 0; k < binding.size(); ++k)
+      if (binding[k] != bound[k]) {
+        text += (text.empty() ? "" : ", ") + m.scalars[k].name + " = " +
+                std::to_string(binding[k]);
+        decl = ctx.reporter.range(m.scalars[k].decl->name.id);
+      }
+    ctx.reporter.setBinding(text, decl);
+    checkTripCountsAt(ctx, binding);
+    ctx.reporter.setBinding({}, {});
+  }
+}
+
+namespace {
+void checkTripCountsAt(Context& ctx, std::span<const std::int64_t> binding) {
+  const sema::KernelModel& m = ctx.model;
   // Per loop: the roles that execute it and its enclosing loops (from the ops inside it).
   struct LoopUse {
     std::set<std::string> roles;
@@ -77,10 +106,10 @@ void checkTripCounts(Context& ctx) {
       for (const auto& [role, loops] : byRole) {
         std::vector<std::int64_t> sum(std::size_t(tiles), 0);
         for (std::size_t l : loops) {
-          std::vector<std::int64_t> k = sema::tripCounts(m.loops[l], m, kMaxTiles);
+          std::vector<std::int64_t> k = sema::tripCounts(m.loops[l], m, kMaxTiles, binding);
           for (std::size_t o : uses[l].outer)
             if (!m.loops[o].overTiles) {
-              std::vector<std::int64_t> ko = sema::tripCounts(m.loops[o], m, kMaxTiles);
+              std::vector<std::int64_t> ko = sema::tripCounts(m.loops[o], m, kMaxTiles, binding);
               for (std::size_t t = 0; t < k.size() && t < ko.size(); ++t)
                 k[t] *= ko[t];
             }
@@ -103,7 +132,7 @@ void checkTripCounts(Context& ctx) {
       } else {
         std::vector<std::int64_t> c = sema::tileCoords(*m.grid, t);
         auto trips = [&](std::size_t l) -> std::int64_t {
-          auto r = sema::loopRange(m.loops[l], m, c);
+          auto r = sema::loopRange(m.loops[l], m, c, binding);
           return r ? r->second - r->first : 0;
         };
         for (const auto& [role, loops] : byRole) {
@@ -173,6 +202,8 @@ void checkTripCounts(Context& ctx) {
     }
   }
 }
+
+} // namespace
 
 } // namespace cake::verify::detail
 

@@ -136,6 +136,89 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
       result.tilesSimulated.push_back(tile);
     }
   }
+  // Run-time scalar parameters (docs/ir.md "Run-time scalar parameters"): the protocol, the
+  // hazards and the masks again at each sampled value of the launch contract (range ends, a
+  // partial last block of every divisor), at the representative tiles of that value; every
+  // finding these simulations add names the value.
+  if (model.grid && !program.boundReached && !model.scalars.empty()) {
+    const std::vector<std::int64_t> bound = model.scalarValues();
+    for (const std::vector<std::int64_t>& binding : sema::scalarSamples(model)) {
+      std::string text;
+      SourceRange decl;
+      for (std::size_t k = 0; k < binding.size(); ++k)
+        if (binding[k] != bound[k]) {
+          text += (text.empty() ? "" : ", ") + model.scalars[k].name + " = " +
+                  std::to_string(binding[k]);
+          decl = reporter.range(model.scalars[k].decl->name.id);
+        }
+      reporter.setBinding(text, decl);
+      // Tiles are told apart by their run-time ranges, not only their trip counts: the split
+      // after the first runs as many blocks, but later ones (its mask sees other keys).
+      auto tripsAt = [&](std::int64_t tile) {
+        std::vector<std::int64_t> out;
+        std::vector<std::int64_t> c = sema::tileCoords(*model.grid, tile);
+        for (const sema::LoopInfo& l : model.loops)
+          if (l.runtime) {
+            auto r = sema::loopRange(l, model, c, binding);
+            out.push_back(r ? r->first : -1);
+            out.push_back(r ? r->second : -1);
+          }
+        return out;
+      };
+      // The representative tiles of this value: the first and the last tile, and per run-time
+      // loop the tiles with the fewest and the most iterations and the last tile that runs any
+      // (a split-KV kernel's last non-empty split holds the partial block).
+      std::vector<std::int64_t> tiles{0, model.grid->tileCount() - 1, primary};
+      for (const sema::LoopInfo& l : model.loops) {
+        if (!l.runtime)
+          continue;
+        std::vector<std::int64_t> trips = sema::tripCounts(l, model, std::int64_t(1) << 16, binding);
+        if (trips.empty())
+          continue;
+        auto [mn, mx] = std::minmax_element(trips.begin(), trips.end());
+        tiles.push_back(mn - trips.begin());
+        tiles.push_back(mx - trips.begin());
+        for (std::size_t t = trips.size(); t-- > 0;)
+          if (trips[t] > 0) {
+            tiles.push_back(std::int64_t(t));
+            break;
+          }
+      }
+      std::sort(tiles.begin(), tiles.end());
+      tiles.erase(std::unique(tiles.begin(), tiles.end()), tiles.end());
+      if (model.grid->persistent)
+        tiles = {0, program.ctas - 1};
+      std::vector<std::vector<std::int64_t>> seen;
+      bool stop = false;
+      for (std::int64_t tile : tiles) {
+        if (!model.grid->persistent) {
+          std::vector<std::int64_t> trips = tripsAt(tile);
+          if (std::find(seen.begin(), seen.end(), trips) != seen.end())
+            continue;
+          seen.push_back(std::move(trips));
+        }
+        detail::Program other =
+            detail::unroll(module, model, options.maxSteps, options.tileCap, tile, binding);
+        VerifyResult scratch;
+        detail::Context c2{module,   model, registry, rules,
+                           reporter, other, scratch,  ctx.brokenBarriers};
+        if (other.boundReached) {
+          stop = true;
+          break;
+        }
+        detail::checkProtocol(c2);
+        detail::simulate(c2);
+        detail::checkAsync(c2);
+        detail::checkMasks(c2);
+        c2.attachConsequences();
+        result.deadlock |= scratch.deadlock;
+      }
+      result.scalarBindingsSimulated.push_back(binding);
+      if (stop)
+        break;
+    }
+    reporter.setBinding({}, {});
+  }
   result.analyses = {"coverage",         "resources", "layout",           "usage",
                      "barrier-protocol", "hazards",   "async-completion", "bank-conflicts",
                      "coalescing"};

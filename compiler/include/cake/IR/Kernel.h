@@ -35,7 +35,25 @@ enum class ExprKind : std::uint8_t {
   Range,  ///< lo..hi (half-open)
 };
 
-enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Mod, Shl, Shr, BitAnd, BitOr, BitXor };
+/// Min, Max and CeilDiv are written as calls (`min(a, b)`, `max(a, b)`, `cdiv(a, b)`): the
+/// integer functions run-time bounds over scalar parameters need (docs/ir.md).
+enum class BinaryOp : std::uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  Shl,
+  Shr,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Min,
+  Max,
+  CeilDiv
+};
+/// True for the operators written as a call: min, max, cdiv.
+bool isCallOp(BinaryOp op);
 enum class UnaryOp : std::uint8_t { Neg, BitNot };
 
 std::string_view toString(BinaryOp op);

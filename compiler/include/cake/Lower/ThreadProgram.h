@@ -97,7 +97,9 @@ struct Var {
 
 /// Kernel parameter.
 struct Param {
-  enum class Kind : std::uint8_t { GlobalPtr, TensorMap };
+  /// Scalar: a run-time scalar parameter passed by value (`dtype` i32/u32/i64/u64; read as
+  /// I32 by expressions).
+  enum class Kind : std::uint8_t { GlobalPtr, TensorMap, Scalar };
   std::string name;
   Kind kind = Kind::GlobalPtr;
   ir::DType dtype = ir::DType::F32;

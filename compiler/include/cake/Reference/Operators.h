@@ -42,6 +42,19 @@ void attentionFwdLse(std::span<const double> q, std::span<const double> k,
                      std::int64_t rows, std::int64_t d, std::int64_t seq, double scale,
                      bool causal);
 
+/// Split-KV decode attention (FlashDecoding / FlashInfer's BatchDecode with KV partitions):
+/// `heads` KV heads, each with `group` query rows (Q is [heads * group, d]) and a cache of
+/// `kvMax` rows (K, V are [heads * kvMax, d]) of which the first `kvLen` are valid. The keys
+/// are cut into `splits` chunks of cdiv(cdiv(kvLen, block), splits) blocks of `block` keys;
+/// split s writes the attention of every query row over its chunk alone (O normalised within
+/// the chunk, LSE its natural-log log-sum-exp; O = 0, LSE = -inf for an empty chunk) at row
+/// (s * heads + h) * group + r of O [splits * heads * group, d] and LSE.
+void attentionDecodeSplit(std::span<const double> q, std::span<const double> k,
+                          std::span<const double> v, std::span<double> o, std::span<double> lse,
+                          std::int64_t heads, std::int64_t group, std::int64_t d,
+                          std::int64_t kvMax, std::int64_t kvLen, std::int64_t block,
+                          std::int64_t splits, double scale);
+
 /// Squared distances dist[b * n + i, j] = ||X[b * n + i] - C[b * kc + j]||^2 for `batches`
 /// batches of n points and kc centroids of dimension d; returns [batches * n, kc].
 std::vector<double> kmeansDistances(std::span<const double> x, std::span<const double> c,

@@ -99,6 +99,10 @@ struct Workload {
   std::vector<OutputSpec> outputs; ///< by kernel parameter
   std::uint64_t seed = 0;
   std::vector<ConstValue> small; ///< const rewrites of `--shapes small`
+  /// Values of the kernel's run-time scalar parameters (`run.scalars`, full shapes) and
+  /// `run.small_scalars` (with `--shapes small`; default: `scalars`); docs/workloads.md.
+  std::vector<ConstValue> scalars;
+  std::vector<ConstValue> smallScalars;
   SourceRange runRange;
 
   const Binding* binding(std::string_view slot) const;

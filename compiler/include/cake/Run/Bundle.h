@@ -38,7 +38,10 @@ struct BundleTensorMap {
 /// One kernel parameter, in signature order.
 struct BundleParam {
   std::string name;
-  enum class Kind { Global, TensorMap } kind = Kind::Global;
+  /// Scalar: a run-time scalar parameter passed by value (an i32 `value`, the workload
+  /// contract's).
+  enum class Kind { Global, TensorMap, Scalar } kind = Kind::Global;
+  std::int32_t value = 0;
 };
 
 struct Launch {

@@ -25,6 +25,21 @@ struct ConstInfo {
   const ir::Decl* decl = nullptr;
 };
 
+/// A run-time scalar kernel parameter (`param kv_len : i32 role=scalar range=[1, 32768]`,
+/// docs/ir.md "Run-time scalar parameters"): passed by value; `lo..hi` (inclusive) is its launch
+/// contract. `value` is the binding this model was checked with (the workload contract's value
+/// when the caller gave one, else `hi`): the trip statistics of run-time loops, the verifier's
+/// first simulation, the cost model and the CPU run use it; the verifier also simulates other
+/// values of the range (sema::scalarSamples).
+struct ScalarInfo {
+  std::string name;
+  ir::DType dtype = ir::DType::I32;
+  std::int64_t lo = 0, hi = 0;
+  std::int64_t value = 0;
+  bool valueFromCaller = false; ///< value given by the caller (a workload contract), not `hi`
+  const ir::Decl* decl = nullptr;
+};
+
 struct GridInfo {
   std::vector<std::int64_t> tiles; ///< tile counts per dimension (x, y, z)
   bool persistent = false;
@@ -122,7 +137,7 @@ struct LoopInfo {
   bool runtime = false;
   const ir::Expr* beginExpr = nullptr;
   const ir::Expr* endExpr = nullptr;
-  std::string tileVar;
+  std::string tileVar; ///< empty when the bounds use scalar parameters only
   std::int64_t minTrip = 0, maxTrip = 0;         ///< over all tiles (constant loops: end - begin)
   double meanTrip = 0;                           ///< over all tiles
   std::int64_t minTripTile = 0, maxTripTile = 0; ///< first linear tile reaching each
@@ -176,6 +191,7 @@ struct KernelModel {
   std::string targetName;
   const target::Target* target = nullptr;
   std::vector<ConstInfo> consts;
+  std::vector<ScalarInfo> scalars; ///< run-time scalar parameters, in declaration order
   std::optional<GridInfo> grid;
   std::vector<RoleInfo> roles;
   std::vector<PipelineInfo> pipelines;
@@ -189,6 +205,9 @@ struct KernelModel {
   const RoleInfo* role(std::string_view name) const;
   const BufferInfo* buffer(std::string_view name) const;
   const BarrierInfo* barrier(std::string_view name) const;
+  const ScalarInfo* scalar(std::string_view name) const;
+  /// The scalars' bound values (`value`), in declaration order.
+  std::vector<std::int64_t> scalarValues() const;
   const PipelineInfo* pipeline(std::string_view name) const;
   std::int64_t warpsPerCta() const;
   std::int64_t threadsPerCta() const { return warpsPerCta() * 32; }

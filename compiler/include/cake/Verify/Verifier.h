@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,6 +29,10 @@ struct VerifyOptions {
   std::size_t maxSteps = 200000;
   /// Tile-loop iterations analysed per role (persistent kernels repeat the same protocol).
   std::int64_t tileCap = 3;
+  /// Values of run-time scalar parameters by name (a workload contract's `scalars`): the
+  /// binding type checking records and the first simulation uses (docs/ir.md). Unnamed
+  /// scalars are bound to the end of their range.
+  std::map<std::string, std::int64_t> scalarValues;
 };
 
 /// One event of the simulated execution (logical time; one lane per role).
@@ -178,6 +183,9 @@ struct VerifyResult {
   /// Linear tiles (persistent grids: CTAs) simulated after the first because the kernel has
   /// run-time loop ranges (sema::representativeTiles).
   std::vector<std::int64_t> tilesSimulated;
+  /// Values of the run-time scalar parameters (model.scalars order) simulated after the bound
+  /// one (sema::scalarSamples).
+  std::vector<std::vector<std::int64_t>> scalarBindingsSimulated;
   std::vector<BlockedRole> blocked; ///< filled when deadlock is set
   Trace trace;
   std::vector<BarrierSummary> barriers;
