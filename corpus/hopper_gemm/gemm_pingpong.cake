@@ -68,8 +68,11 @@ kernel gemm_bf16_pingpong target=sm_90a {
   nbarrier epi0 roles=[consumer0]
   nbarrier epi1 roles=[consumer1]
 
-  reg acc : f32[128, BN] scope=warpgroup
-  reg acc_bf : bf16[128, BN] scope=warpgroup
+  // A consumer's 128 x 128 tile as two m64 wgmma accumulators (rows 0..63 and 64..127).
+  reg acc0 : f32[64, BN] scope=warpgroup
+  reg acc1 : f32[64, BN] scope=warpgroup
+  reg acc0_bf : bf16[64, BN] scope=warpgroup
+  reg acc1_bf : bf16[64, BN] scope=warpgroup
 
   on producer {
     mbarrier.init full
@@ -93,28 +96,29 @@ kernel gemm_bf16_pingpong target=sm_90a {
   }
   on consumer0 {
     for t in tiles stride=2 offset=0 {
-      ew.fill acc value=0.0
+      ew.fill acc0 value=0.0
+      ew.fill acc1 value=0.0
       // Our turn on the tensor cores.
       bar.sync turn0
       for k in 0..K / BK pipeline=ring skip=K / BK {
         mbarrier.try_wait full[ring.slot] parity=ring.phase
         wgmma.fence
-        wgmma.mma acc[0 +: 64, :], a_s[ring.slot, 0 +: 64, :], b_s[ring.slot]
-        wgmma.mma acc[64 +: 64, :], a_s[ring.slot, 64 +: 64, :], b_s[ring.slot]
+        wgmma.mma acc0, a_s[ring.slot, 0 +: 64, :], b_s[ring.slot]
+        wgmma.mma acc1, a_s[ring.slot, 64 +: 64, :], b_s[ring.slot]
         wgmma.commit
         wgmma.wait pending=0
         mbarrier.arrive empty[ring.slot] scope=warpgroup
       }
       // The mainloop is done: consumer1's mainloop overlaps this epilogue.
       bar.arrive turn1
-      cast acc_bf, acc
+      cast acc0_bf, acc0
+      cast acc1_bf, acc1
       // The previous tile's TMA store must have read c0_s before it is overwritten.
       bulk.wait_group pending=0 read=true
       bar.sync epi0
       for h in 0..2 {
-        for r in 0..2 {
-          stmatrix c0_s[h * 2 + r], acc_bf[r * 64 +: 64, h * 64 +: 64]
-        }
+        stmatrix c0_s[h * 2], acc0_bf[:, h * 64 +: 64]
+        stmatrix c0_s[h * 2 + 1], acc1_bf[:, h * 64 +: 64]
       }
       // stmatrix writes through the generic proxy; the TMA store reads through the async one.
       fence.proxy.async
@@ -132,25 +136,26 @@ kernel gemm_bf16_pingpong target=sm_90a {
     // consumer0 goes first.
     bar.arrive turn0
     for t in tiles stride=2 offset=1 {
-      ew.fill acc value=0.0
+      ew.fill acc0 value=0.0
+      ew.fill acc1 value=0.0
       bar.sync turn1
       for k in 0..K / BK pipeline=ring skip=K / BK {
         mbarrier.try_wait full[ring.slot] parity=ring.phase
         wgmma.fence
-        wgmma.mma acc[0 +: 64, :], a_s[ring.slot, 0 +: 64, :], b_s[ring.slot]
-        wgmma.mma acc[64 +: 64, :], a_s[ring.slot, 64 +: 64, :], b_s[ring.slot]
+        wgmma.mma acc0, a_s[ring.slot, 0 +: 64, :], b_s[ring.slot]
+        wgmma.mma acc1, a_s[ring.slot, 64 +: 64, :], b_s[ring.slot]
         wgmma.commit
         wgmma.wait pending=0
         mbarrier.arrive empty[ring.slot] scope=warpgroup
       }
       bar.arrive turn0
-      cast acc_bf, acc
+      cast acc0_bf, acc0
+      cast acc1_bf, acc1
       bulk.wait_group pending=0 read=true
       bar.sync epi1
       for h in 0..2 {
-        for r in 0..2 {
-          stmatrix c1_s[h * 2 + r], acc_bf[r * 64 +: 64, h * 64 +: 64]
-        }
+        stmatrix c1_s[h * 2], acc0_bf[:, h * 64 +: 64]
+        stmatrix c1_s[h * 2 + 1], acc1_bf[:, h * 64 +: 64]
       }
       fence.proxy.async
       bar.sync epi1

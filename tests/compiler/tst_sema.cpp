@@ -1,10 +1,12 @@
 // Type-checker tests: one row per finding class of declarations, operations and kernel
 // structure, each with its exact position; plus the resolved model of a valid kernel.
 // SPDX-License-Identifier: GPL-3.0-or-later
+// Before any Qt header: TileExprCode has a member named emit, which is a Qt macro.
+#include "cake/Sema/RuntimeBound.h"
+
 #include "TestUtil.h"
 
 #include "cake/Sema/Interval.h"
-#include "cake/Sema/RuntimeBound.h"
 
 #include <QtTest>
 

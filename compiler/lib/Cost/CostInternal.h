@@ -54,11 +54,11 @@ struct GlobalAccess {
 /// Tile coordinates (bit 0: x) that operand `o`'s subscripts use through tile variable `var`.
 unsigned tileDimsOf(const ir::Operand& o, std::string_view var);
 
-/// Share of the executions of an access using tile coordinates `dims` that miss L2 when the
-/// grid's tiles run `inFlight` at a time in the grid's order (docs/cost.md, "Tile order and L2
-/// reuse"): per wave of `inFlight` consecutive linear tiles, each distinct projection of the
-/// wave's tiles onto `dims` comes from HBM once, the wave's other tiles hit in L2; nothing is
-/// assumed to survive in L2 from one wave to the next. Nullopt for grids too large to walk.
+/// Distinct projections onto tile coordinates `dims` of each wave of `inFlight` consecutive
+/// linear tiles in the grid's order, summed over the waves and divided by the tile count
+/// (docs/cost.md, "Tile order and L2 reuse"): how often per tile a buffer indexed by `dims`
+/// comes from HBM when a wave's tiles share it through L2 and nothing survives from one wave
+/// to the next. Nullopt for grids too large to walk.
 std::optional<double> orderMissFraction(const sema::GridInfo& g, unsigned dims,
                                         std::int64_t inFlight);
 

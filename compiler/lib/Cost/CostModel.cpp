@@ -452,7 +452,28 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
     L.tilesInFlight = L.persistent ? L.ctas * stride
                                    : std::min(L.ctas, L.smCount * L.residency);
   }
-  std::map<unsigned, std::optional<double>> orderMiss;
+  // Per global buffer (reads and writes apart): the tile coordinates its in-tile accesses use
+  // and, from the order, the bytes HBM delivers: size x (projections summed over the waves) /
+  // (distinct projections), since each projection's share of the buffer comes once per wave.
+  std::map<std::pair<std::size_t, bool>, unsigned> tileDims;
+  for (const OpStatic& s : p->ops)
+    for (const GlobalAccess& g : s.globals)
+      if (g.inTile)
+        tileDims[{g.buffer, g.write}] |= g.tileDims;
+  std::map<std::pair<std::size_t, bool>, double> orderFraction;
+  for (const auto& [key, dims] : tileDims) {
+    const auto& totals = key.second ? writeTotal : readTotal;
+    double total = totals.count(key.first) ? totals.at(key.first) : 0.0;
+    std::optional<double> miss = orderMissFraction(*m.grid, dims, L.tilesInFlight);
+    if (!miss || total <= 0)
+      continue;
+    double projections = 1;
+    for (std::size_t d = 0; d < m.grid->tiles.size() && d < 3; ++d)
+      if (dims & (1u << d))
+        projections *= double(std::max<std::int64_t>(1, m.grid->tiles[d]));
+    double size = double(m.buffers[key.first].totalBytes());
+    orderFraction[key] = size * *miss * double(m.grid->tileCount()) / projections / total;
+  }
   for (std::size_t i = 0; i < p->ops.size(); ++i) {
     OpStatic& s = p->ops[i];
     double global = 0, hbm = 0, compulsory = 0;
@@ -463,15 +484,8 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
       double fraction = total > 0 ? std::min(1.0, size / total) : 1.0;
       global += g.bytes;
       compulsory += g.bytes * fraction;
-      if (g.inTile) {
-        auto it = orderMiss.find(g.tileDims);
-        if (it == orderMiss.end())
-          it = orderMiss
-                   .emplace(g.tileDims, orderMissFraction(*m.grid, g.tileDims, L.tilesInFlight))
-                   .first;
-        if (it->second)
-          fraction = std::min(1.0, std::max(fraction, *it->second));
-      }
+      if (auto it = orderFraction.find({g.buffer, g.write}); it != orderFraction.end())
+        fraction = std::min(1.0, std::max(fraction, it->second));
       hbm += g.bytes * fraction;
     }
     s.hbmFraction = global > 0 ? hbm / global : 0.0;
