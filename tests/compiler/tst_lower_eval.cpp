@@ -2,6 +2,9 @@
 // lowered for one operation on chosen register values and compares them with a reference, for
 // every `fn` the registry lists for ew.unary (a new value is covered, or fails, automatically).
 // SPDX-License-Identifier: GPL-3.0-or-later
+// Before any Qt header: TileExprCode has a member named emit, which is a Qt macro.
+#include "cake/Sema/RuntimeBound.h"
+
 #include "TestUtil.h"
 
 #include "cake/Lower/Lowering.h"
@@ -14,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 using namespace cake;
@@ -37,6 +41,8 @@ struct Value {
 class Evaluator {
 public:
   explicit Evaluator(const Program& p) : m_p(p), m_vals(p.vars.size()) {}
+  /// %ctaid.x (the other special registers read 0).
+  std::int64_t blockIdx = 0;
 
   void set(int var, std::size_t index, Value v) {
     auto& slot = m_vals[std::size_t(var)];
@@ -105,7 +111,7 @@ public:
     case Expr::Kind::Var:
       return get(e.var, e.args.empty() ? 0 : std::size_t(integer(*e.args[0])));
     case Expr::Kind::Special:
-      return Value::ofInt(0);
+      return Value::ofInt(e.special == Special::BlockIdx ? blockIdx : 0);
     case Expr::Kind::Param:
       throw std::runtime_error("the evaluator has no kernel parameters");
     case Expr::Kind::Unary: {
@@ -358,11 +364,90 @@ const char* kUnary = R"(kernel u target=sm_90a {
 )";
 constexpr std::uint32_t kUnaryLine = 10;
 
+/// A static grid in a chosen tile order: each CTA's tile is blockIdx.x in that order.
+const char* kTileOrder = R"(kernel o target=sm_90a {
+  param O : f32[65536, 4] role=output
+  grid %GRID%
+  role main warps=0..4
+  reg y : f32[4] scope=thread
+  on main {
+    for t in tiles {
+      ew.fill y value=0.5
+      st.global O[(t.x * 64 + t.y) * 128 + tid, 0 +: 4], y
+    }
+  }
+}
+)";
+
+/// The assignments of `vars` anywhere in `block`, in program order.
+void collectAssigns(const Block& block, const std::set<int>& vars, Block& out) {
+  for (const Stmt& s : block) {
+    if (s.kind == Stmt::Kind::Assign && vars.count(s.var))
+      out.push_back(s);
+    collectAssigns(s.body, vars, out);
+    collectAssigns(s.elseBody, vars, out);
+  }
+}
+
 } // namespace
 
 class TestLowerEval : public QObject {
   Q_OBJECT
 private Q_SLOTS:
+  // Lowering computes the tile coordinates from the linear tile id with the same map as
+  // sema::tileCoords (docs/ir.md, "Tile schedulers"), for every CTA of the grid: plain, raster,
+  // full swizzle bands (constant divisors) and a ragged last band (run-time divisor).
+  void tileCoordinatesFollowTheOrder_data() {
+    QTest::addColumn<QString>("grid");
+    QTest::newRow("plain") << "tiles=[6, 5]";
+    QTest::newRow("raster n") << "tiles=[6, 5] raster=n";
+    QTest::newRow("m swizzle 2, full bands") << "tiles=[6, 8] raster=m swizzle=2";
+    QTest::newRow("n swizzle 4, ragged band") << "tiles=[7, 5] raster=n swizzle=4";
+    QTest::newRow("m swizzle 8, ragged band") << "tiles=[3, 11] swizzle=8";
+    QTest::newRow("3-D, n swizzle 2") << "tiles=[3, 4, 2] raster=n swizzle=2";
+  }
+  void tileCoordinatesFollowTheOrder() {
+    QFETCH(QString, grid);
+    QString kernel = QString::fromUtf8(kTileOrder).replace("%GRID%", grid);
+    // Every coordinate is used, or lowering drops its unused arithmetic.
+    if (grid.count(',') == 2)
+      kernel.replace("(t.x * 64 + t.y)", "((t.z * 8 + t.x) * 8 + t.y)");
+    std::string text = kernel.toStdString();
+    driver::CheckResult r = test::compiler().check("o.cake", text);
+    QVERIFY2(r.accepted, qPrintable(test::messages(r.diagnostics)));
+    LoweredKernel k =
+        lowerKernel(r.module, r.model, test::compiler().registry(), *r.sources, "o.cake");
+    QVERIFY2(k.ok, qPrintable(test::messages(k.findings)));
+    std::vector<int> coords;
+    for (const char* name : {"t_x", "t_y", "t_z"})
+      if (int v = varNamed(k.program, name); v >= 0)
+        coords.push_back(v);
+    int linear = varNamed(k.program, "t_tile");
+    QVERIFY(linear >= 0);
+    QCOMPARE(coords.size(), r.model.grid->tiles.size());
+    std::set<int> wanted(coords.begin(), coords.end());
+    wanted.insert(linear);
+    Block code;
+    collectAssigns(k.program.body, wanted, code);
+    for (std::int64_t cta = 0; cta < r.model.grid->tileCount(); ++cta) {
+      Evaluator ev(k.program);
+      ev.blockIdx = cta;
+      try {
+        ev.run(code);
+      } catch (const std::exception& ex) {
+        QFAIL(ex.what());
+      }
+      std::vector<std::int64_t> want = sema::tileCoords(*r.model.grid, cta);
+      for (std::size_t d = 0; d < coords.size(); ++d)
+        QVERIFY2(ev.get(coords[d], 0).i == want[d],
+                 qPrintable(QString("CTA %1, coordinate %2: lowered %3, order %4")
+                                .arg(cta)
+                                .arg(d)
+                                .arg(ev.get(coords[d], 0).i)
+                                .arg(want[d])));
+    }
+  }
+
   void unaryFunctions_data() {
     QTest::addColumn<QString>("fn");
     const reg::Primitive* prim = test::compiler().registry().find("ew.unary");

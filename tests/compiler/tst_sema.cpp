@@ -1,6 +1,9 @@
 // Type-checker tests: one row per finding class of declarations, operations and kernel
 // structure, each with its exact position; plus the resolved model of a valid kernel.
 // SPDX-License-Identifier: GPL-3.0-or-later
+// Before any Qt header: TileExprCode has a member named emit, which is a Qt macro.
+#include "cake/Sema/RuntimeBound.h"
+
 #include "TestUtil.h"
 
 #include "cake/Sema/Interval.h"
@@ -8,6 +11,7 @@
 #include <QtTest>
 
 #include <limits>
+#include <set>
 
 using namespace cake;
 
@@ -464,6 +468,117 @@ private Q_SLOTS:
     QCOMPARE(qint64(f.rowOffset), rowOffset);
     QCOMPARE(qint64((f.shape.back() * ir::info(f.dtype).bits + 7) / 8), rowBytes);
     QCOMPARE(qint64(f.bufferRowBytes), bufferRowBytes);
+  }
+
+  // Tile order (docs/ir.md, "Tile schedulers"): coordinates of chosen linear tiles.
+  void tileOrder_data() {
+    QTest::addColumn<QList<qint64>>("tiles");
+    QTest::addColumn<bool>("rasterN");
+    QTest::addColumn<qint64>("swizzle");
+    QTest::addColumn<qint64>("linear");
+    QTest::addColumn<QList<qint64>>("coords");
+    using L = QList<qint64>;
+    QTest::newRow("plain: x fastest") << L{4, 3} << false << qint64(1) << qint64(5) << L{1, 1};
+    QTest::newRow("plain 3-D") << L{4, 3, 2} << false << qint64(1) << qint64(13) << L{1, 0, 1};
+    QTest::newRow("raster n: y fastest") << L{4, 3} << true << qint64(1) << qint64(5) << L{1, 2};
+    // raster=m swizzle=2: bands of 2 y tiles; inside a band y fastest, then x.
+    QTest::newRow("m swizzle 2, first band") << L{4, 4} << false << qint64(2) << qint64(3)
+                                             << L{1, 1};
+    QTest::newRow("m swizzle 2, second band") << L{4, 4} << false << qint64(2) << qint64(8)
+                                              << L{0, 2};
+    // Triton's GROUP_SIZE_M = 2 on a 4 x 4 grid (raster=n): pid 5 -> (pid_m 1, pid_n 2).
+    QTest::newRow("n swizzle 2 (Triton group)") << L{4, 4} << true << qint64(2) << qint64(5)
+                                                << L{1, 2};
+    // A ragged last band (5 x-tiles, groups of 2): the last band is one x tile wide.
+    QTest::newRow("ragged last band") << L{5, 3} << true << qint64(2) << qint64(13) << L{4, 1};
+    QTest::newRow("z outermost") << L{2, 2, 3} << true << qint64(2) << qint64(9) << L{1, 0, 2};
+  }
+  void tileOrder() {
+    QFETCH(QList<qint64>, tiles);
+    QFETCH(bool, rasterN);
+    QFETCH(qint64, swizzle);
+    QFETCH(qint64, linear);
+    QFETCH(QList<qint64>, coords);
+    sema::GridInfo g;
+    g.tiles.assign(tiles.begin(), tiles.end());
+    g.rasterN = rasterN;
+    g.swizzle = swizzle;
+    std::vector<std::int64_t> got = sema::tileCoords(g, linear);
+    QCOMPARE(QList<qint64>(got.begin(), got.end()), coords);
+  }
+
+  // Every order is a bijection of [0, tileCount) onto the coordinates, ragged bands included.
+  void tileOrderIsBijection() {
+    for (std::vector<std::int64_t> tiles :
+         {std::vector<std::int64_t>{7, 5}, {8, 8}, {1, 9}, {9, 1}, {3, 5, 2}, {32, 32}})
+      for (bool rasterN : {false, true})
+        for (std::int64_t sw : {1, 2, 4, 8, 16}) {
+          sema::GridInfo g;
+          g.tiles = tiles;
+          g.rasterN = rasterN;
+          g.swizzle = sw;
+          std::set<std::vector<std::int64_t>> seen;
+          for (std::int64_t t = 0; t < g.tileCount(); ++t) {
+            std::vector<std::int64_t> c = sema::tileCoords(g, t);
+            for (std::size_t d = 0; d < c.size(); ++d)
+              QVERIFY(c[d] >= 0 && c[d] < tiles[d]);
+            seen.insert(c);
+          }
+          QCOMPARE(std::int64_t(seen.size()), g.tileCount());
+        }
+  }
+
+  void gridOrderAttributes_data() {
+    QTest::addColumn<QString>("grid");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("raster and swizzle") << "grid tiles=[8, 8] raster=n swizzle=8" << QStringList{};
+    QTest::newRow("swizzle not a power of two")
+        << "grid tiles=[8, 8] swizzle=6" << QStringList{"sem-attribute-type@2:29"};
+    QTest::newRow("swizzle too large") << "grid tiles=[8, 8] swizzle=32"
+                                       << QStringList{"sem-attribute-type@2:29"};
+    QTest::newRow("raster value") << "grid tiles=[8, 8] raster=k"
+                                  << QStringList{"sem-attribute-type@2:28"};
+    QTest::newRow("1-D grid") << "grid tiles=[64] swizzle=4"
+                              << QStringList{"sem-attribute-type@2:27"};
+  }
+  void gridOrderAttributes() {
+    QFETCH(QString, grid);
+    QFETCH(QStringList, expected);
+    std::string text = "kernel k target=sm_90a {\n  " + grid.toStdString() +
+                       "\n  role r warps=0..4\n}\n";
+    QString m;
+    QStringList got = check(text, &m);
+    QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
+  }
+
+  // Per-role tile ownership: stride/offset on tile loops, skip on pipeline loops.
+  void tileOwnershipAttributes_data() {
+    QTest::addColumn<QString>("tile");
+    QTest::addColumn<QString>("loop");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("ping-pong") << "stride=2 offset=1" << "skip=64" << QStringList{};
+    QTest::newRow("offset not below stride") << "stride=2 offset=2" << ""
+                                             << QStringList{"sem-attribute-type@16:36"};
+    QTest::newRow("stride zero") << "stride=0" << "" << QStringList{"sem-attribute-type@16:27"};
+    QTest::newRow("skip without stride") << "" << "skip=64"
+                                         << QStringList{"sem-attribute-type@18:36"};
+    QTest::newRow("negative skip") << "stride=2" << "skip=0 - 1"
+                                   << QStringList{"sem-attribute-type@18:41"};
+  }
+  void tileOwnershipAttributes() {
+    QFETCH(QString, tile);
+    QFETCH(QString, loop);
+    QFETCH(QStringList, expected);
+    std::string text = instantiate({}, {}, {});
+    auto put = [&](const std::string& at, const QString& attrs) {
+      if (!attrs.isEmpty())
+        text.replace(text.find(at), at.size(), at + " " + attrs.toStdString());
+    };
+    put("for t in tiles", tile);
+    put("for k in 0..64 pipeline=ring", loop);
+    QString m;
+    QStringList got = check(text, &m);
+    QVERIFY2(got == expected, qPrintable(got.join(", ") + "\n" + m));
   }
 
   void modelOfValidKernel() {

@@ -4,9 +4,12 @@
 #pragma once
 
 #include "cake/Cost/CostModel.h"
+#include "cake/IR/Kernel.h"
+#include "cake/Sema/KernelModel.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,7 +45,22 @@ struct GlobalAccess {
   std::size_t buffer = 0; ///< the global parameter
   bool write = false;
   double bytes = 0; ///< per issuing instance
+  /// Inside a tile loop: the tile coordinates its subscripts use (bit d: coordinate d), the
+  /// key of the order-aware L2 reuse (TileOrderReuse.cpp).
+  bool inTile = false;
+  unsigned tileDims = 0;
 };
+
+/// Tile coordinates (bit 0: x) that operand `o`'s subscripts use through tile variable `var`.
+unsigned tileDimsOf(const ir::Operand& o, std::string_view var);
+
+/// Distinct projections onto tile coordinates `dims` of each wave of `inFlight` consecutive
+/// linear tiles in the grid's order, summed over the waves and divided by the tile count
+/// (docs/cost.md, "Tile order and L2 reuse"): how often per tile a buffer indexed by `dims`
+/// comes from HBM when a wave's tiles share it through L2 and nothing survives from one wave
+/// to the next. Nullopt for grids too large to walk.
+std::optional<double> orderMissFraction(const sema::GridInfo& g, unsigned dims,
+                                        std::int64_t inFlight);
 
 /// One role's executions of an operation.
 struct RoleUse {

@@ -298,8 +298,17 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
         case ir::Space::Global:
           bytes *= share;
           s.bytes.l2 += bytes;
-          if (global)
-            s.globals.push_back({*global, write, bytes});
+          if (global) {
+            GlobalAccess ga{*global, write, bytes};
+            // The tile coordinates its subscripts use: the key of the order's L2 reuse.
+            for (std::size_t li : op.loops)
+              if (li < m.loops.size() && m.loops[li].overTiles &&
+                  *e.operandIndex < op.stmt->operands.size()) {
+                ga.inTile = true;
+                ga.tileDims = tileDimsOf(op.stmt->operands[*e.operandIndex], m.loops[li].var);
+              }
+            s.globals.push_back(ga);
+          }
           writesGlobal |= write;
           break;
         case ir::Space::Smem:
@@ -397,9 +406,11 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
       if (li >= m.loops.size())
         continue;
       const sema::LoopInfo& loop = m.loops[li];
-      if (loop.overTiles)
+      if (loop.overTiles) {
         inTile = true;
-      else if (loop.runtime)
+        // A strided role (ping-pong) works on one tile in `tileStride` of its CTA's.
+        trips /= double(std::max<std::int64_t>(1, loop.tileStride));
+      } else if (loop.runtime)
         trips *= loop.meanTrip; // run-time range: its mean over the tiles (docs/cost.md)
       else
         trips *= double(std::max<std::int64_t>(0, loop.end - loop.begin));
@@ -428,19 +439,62 @@ PreparedPtr prepare(const driver::CheckResult& check, std::string& error) {
   }
 
   // --- HBM: compulsory traffic, L2 captures re-reads (docs/cost.md, "Memory levels") ---------
+  // Inside a tile loop the reuse is what the tile order gives: per wave of tiles in flight, each
+  // distinct A row block / B column block comes from HBM once (docs/cost.md, "Tile order and
+  // L2 reuse"); never below the compulsory traffic (each byte once).
+  L.raster = m.grid->rasterN ? "n" : "m";
+  L.swizzle = m.grid->swizzle;
+  {
+    std::int64_t stride = 1;
+    for (const sema::LoopInfo& l : m.loops)
+      if (l.overTiles)
+        stride = std::max(stride, l.tileStride);
+    L.tilesInFlight = L.persistent ? L.ctas * stride
+                                   : std::min(L.ctas, L.smCount * L.residency);
+  }
+  // Per global buffer (reads and writes apart): the tile coordinates its in-tile accesses use
+  // and, from the order, the bytes HBM delivers: size x (projections summed over the waves) /
+  // (distinct projections), since each projection's share of the buffer comes once per wave.
+  std::map<std::pair<std::size_t, bool>, unsigned> tileDims;
+  for (const OpStatic& s : p->ops)
+    for (const GlobalAccess& g : s.globals)
+      if (g.inTile)
+        tileDims[{g.buffer, g.write}] |= g.tileDims;
+  std::map<std::pair<std::size_t, bool>, double> orderFraction;
+  for (const auto& [key, dims] : tileDims) {
+    const auto& totals = key.second ? writeTotal : readTotal;
+    double total = totals.count(key.first) ? totals.at(key.first) : 0.0;
+    std::optional<double> miss = orderMissFraction(*m.grid, dims, L.tilesInFlight);
+    if (!miss || total <= 0)
+      continue;
+    double projections = 1;
+    for (std::size_t d = 0; d < m.grid->tiles.size() && d < 3; ++d)
+      if (dims & (1u << d))
+        projections *= double(std::max<std::int64_t>(1, m.grid->tiles[d]));
+    double size = double(m.buffers[key.first].totalBytes());
+    orderFraction[key] = size * *miss * double(m.grid->tileCount()) / projections / total;
+  }
   for (std::size_t i = 0; i < p->ops.size(); ++i) {
     OpStatic& s = p->ops[i];
-    double global = 0, hbm = 0;
+    double global = 0, hbm = 0, compulsory = 0;
     for (const GlobalAccess& g : s.globals) {
       const auto& totals = g.write ? writeTotal : readTotal;
       double total = totals.count(g.buffer) ? totals.at(g.buffer) : 0.0;
       double size = double(m.buffers[g.buffer].totalBytes());
       double fraction = total > 0 ? std::min(1.0, size / total) : 1.0;
       global += g.bytes;
+      compulsory += g.bytes * fraction;
+      if (auto it = orderFraction.find({g.buffer, g.write}); it != orderFraction.end())
+        fraction = std::min(1.0, std::max(fraction, it->second));
       hbm += g.bytes * fraction;
     }
     s.hbmFraction = global > 0 ? hbm / global : 0.0;
     s.bytes.hbm = hbm;
+    for (const RoleUse& u : s.uses) {
+      double total = u.perTile * p->totalTiles + u.once * double(L.ctas);
+      L.hbmOrderBytes += hbm * u.instances * total;
+      L.hbmCompulsoryBytes += compulsory * u.instances * total;
+    }
   }
 
   // --- protocol structure for the timeline ----------------------------------------------------

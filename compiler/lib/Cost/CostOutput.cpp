@@ -121,6 +121,10 @@ void writeJsonMembers(json::Writer& w, const Estimate& e, const SourceManager& s
   w.key("ctas_per_sm").value(L.ctasPerSm).key("concurrent_ctas_per_sm").value(L.concurrent);
   w.key("waves").value(L.waves);
   w.key("tiles_per_cta").value(L.tilesPerCta).key("tiles_analysed").value(L.tilesAnalysed);
+  w.key("raster").value(L.raster).key("swizzle").value(L.swizzle);
+  w.key("tiles_in_flight").value(L.tilesInFlight);
+  w.key("hbm_bytes").value(rounded(L.hbmOrderBytes));
+  w.key("hbm_compulsory_bytes").value(rounded(L.hbmCompulsoryBytes));
   w.endObject();
   w.key("per_op").beginArray();
   for (const OpCost& oc : e.perOp) {
@@ -263,6 +267,13 @@ std::string renderText(const Estimate& e, const SourceManager& sources, const st
          " resident per SM (residency " + std::to_string(L.residency) + ", " + L.residencyBinding +
          "); " + std::to_string(L.waves) + " wave(s); " + std::to_string(L.tilesPerCta) +
          " tile(s) per CTA; one CTA " + micro(e.ctaUs) + "\n";
+  out += "  tile order: raster " + L.raster + ", swizzle " + std::to_string(L.swizzle) + "; " +
+         std::to_string(L.tilesInFlight) + " tiles in flight; HBM " +
+         fmt("%.1f MB", L.hbmOrderBytes / 1e6) + " (compulsory " +
+         fmt("%.1f MB", L.hbmCompulsoryBytes / 1e6) + ", L2 reuse of the order " +
+         fmt("%.0f%%", L.hbmOrderBytes > 0 ? 100.0 * L.hbmCompulsoryBytes / L.hbmOrderBytes
+                                           : 100.0) +
+         ")\n";
   out += "  time per operation (share of the predicted time, busiest SM):";
   {
     std::vector<const OpCost*> top;

@@ -513,8 +513,13 @@ void Machine::enterLoop(RoleProc& p, const ir::Stmt& s) {
   f.loop = &s;
   f.loopIndex = it->second;
   if (li.overTiles) {
-    f.value = 0;
+    // The CTA's tiles j = 0, 1, ... are linear tiles cta + j * ctas; a strided role owns
+    // j = offset, offset + stride, ... and moves its pipelines past the others' tiles.
+    f.value = li.tileOffset;
+    f.step = li.tileStride;
     f.end = cta < m_tileCount ? (m_tileCount - cta + m_ctas - 1) / m_ctas : 0;
+    for (std::int64_t j = 0; j < li.tileOffset; ++j)
+      skipTile(p, s.body, 1);
   } else if (li.runtime) {
     // A run-time range over the role's current tile (docs/ir.md).
     auto tile = p.tiles.find(li.tileVar);
@@ -535,21 +540,30 @@ void Machine::enterLoop(RoleProc& p, const ir::Stmt& s) {
   if (f.value >= f.end)
     return;
   p.frames.push_back(f);
-  auto set = [&](const Frame& fr) {
-    if (li.overTiles) {
-      std::int64_t rest = cta + fr.value * m_ctas;
-      std::vector<std::int64_t> coords;
-      for (std::int64_t extent : model.grid->tiles) {
-        coords.push_back(rest % extent);
-        rest /= extent;
-      }
-      p.tiles[li.var] = coords;
-      p.currentTile = coords;
-    } else {
-      p.vars[li.var] = fr.value;
-    }
-  };
-  set(p.frames.back());
+  if (li.overTiles)
+    setTile(p, li, f.value);
+  else
+    p.vars[li.var] = f.value;
+}
+
+void Machine::setTile(RoleProc& p, const sema::LoopInfo& li, std::int64_t j) {
+  std::vector<std::int64_t> coords = sema::tileCoords(*model.grid, cta + j * m_ctas);
+  p.tiles[li.var] = coords;
+  p.currentTile = std::move(coords);
+}
+
+void Machine::skipTile(RoleProc& p, const std::vector<ir::StmtPtr>& body, std::int64_t repeat) {
+  for (const ir::StmtPtr& c : body) {
+    if (c->kind != ir::StmtKind::For)
+      continue;
+    auto it = m_loopIndex.find(c.get());
+    if (it == m_loopIndex.end())
+      continue;
+    const sema::LoopInfo& li = model.loops[it->second];
+    if (const sema::PipelineInfo* pl = model.pipeline(li.pipeline); pl && li.skip > 0)
+      p.counters[static_cast<std::size_t>(pl - model.pipelines.data())] += li.skip * repeat;
+    skipTile(p, c->body, li.runtime ? repeat : repeat * std::max<std::int64_t>(1, li.trip()));
+  }
 }
 
 bool Machine::step(RoleProc& p) {
@@ -573,17 +587,14 @@ bool Machine::step(RoleProc& p) {
       const sema::LoopInfo& li = model.loops[f.loopIndex];
       if (const sema::PipelineInfo* pl = model.pipeline(li.pipeline))
         ++p.counters[static_cast<std::size_t>(pl - model.pipelines.data())];
-      if (++f.value < f.end) {
+      if (li.overTiles)
+        for (std::int64_t j = 1; j < f.step; ++j)
+          skipTile(p, *f.body, 1);
+      f.value += li.overTiles ? f.step : 1;
+      if (f.value < f.end) {
         f.pc = 0;
         if (li.overTiles) {
-          std::int64_t rest = cta + f.value * m_ctas;
-          std::vector<std::int64_t> coords;
-          for (std::int64_t extent : model.grid->tiles) {
-            coords.push_back(rest % extent);
-            rest /= extent;
-          }
-          p.tiles[li.var] = coords;
-          p.currentTile = coords;
+          setTile(p, li, f.value);
         } else {
           p.vars[li.var] = f.value;
         }

@@ -166,6 +166,11 @@ private:
   void startCta(std::int64_t cta);
   bool runCta(std::mt19937_64& rng, bool eager);
   void enterLoop(RoleProc& p, const ir::Stmt& s);
+  /// Moves the role's pipelines past one tile another role owns (the `skip=` loops of `body`,
+  /// times `repeat`): ping-pong consumers (docs/ir.md, "Per-role tile ownership").
+  void skipTile(RoleProc& p, const std::vector<ir::StmtPtr>& body, std::int64_t repeat);
+  /// The role's tile coordinates of its CTA's tile `j` (in the grid's tile order).
+  void setTile(RoleProc& p, const sema::LoopInfo& li, std::int64_t j);
   /// Executes one operation; false when it must wait.
   bool execute(RoleProc& p, const sema::OpInfo& op);
   bool executeSync(RoleProc& p, const sema::OpInfo& op, const std::string& name);

@@ -197,6 +197,15 @@ public:
   void walk(const std::vector<ir::StmtPtr>& body);
   void lowerLoop(const ir::Stmt& s);
   void advancePipeline(const std::string& pipeline);
+  /// Advances `pipeline` by `stages` (a constant) at once: slot and phase as after that many
+  /// single advances (a ping-pong consumer skipping the other's stages).
+  void advancePipelineBy(const std::string& pipeline, std::int64_t stages);
+  /// Advances the pipelines of the `skip=` loops in `body` past `tiles` tiles the role does not
+  /// own (docs/ir.md, "Per-role tile ownership").
+  void skipTiles(const std::vector<ir::StmtPtr>& body, std::int64_t tiles);
+  /// Assigns the tile coordinates of linear tile `linear` in the grid's order (raster, group
+  /// swizzle): the thread-program form of sema::tileCoords.
+  void assignTileCoords(const RoleState::Tile& tile, ExprRef linear);
   bool loopNeedsUnroll(const ir::Stmt& s) const;
   /// A constant loop of at most 4 operations in all (iterations x body): unrolled.
   bool smallLoop(const ir::Stmt& loop, const sema::LoopInfo& info) const;

@@ -941,6 +941,79 @@ void Lowerer::advancePipeline(const std::string& name) {
   }
 }
 
+void Lowerer::advancePipelineBy(const std::string& name, std::int64_t n) {
+  if (n <= 0)
+    return;
+  for (std::size_t p = 0; p < m_model.pipelines.size(); ++p) {
+    if (m_model.pipelines[p].name != name || p >= m_role.slot.size() || m_role.slot[p] < 0)
+      continue;
+    std::int64_t stages = m_model.pipelines[p].stages;
+    int slot = m_role.slot[p], phase = m_role.phase[p];
+    m_line = 0;
+    // slot + n passes the end of the ring (slot + n) / stages times; each pass flips the phase.
+    ExprRef total = add(var(m_p, slot), i32(n));
+    assign(phase, bin(Op::Xor, var(m_p, phase), bin(Op::And, udiv(total, stages), i32(1))));
+    assign(slot, umod(add(var(m_p, slot), i32(n)), stages));
+  }
+}
+
+void Lowerer::skipTiles(const std::vector<ir::StmtPtr>& body, std::int64_t tiles) {
+  for (const ir::StmtPtr& c : body) {
+    if (c->kind != ir::StmtKind::For)
+      continue;
+    auto found = m_loopOf.find(c.get());
+    if (found == m_loopOf.end())
+      continue;
+    const sema::LoopInfo& li = *found->second;
+    if (li.skip > 0)
+      advancePipelineBy(li.pipeline, li.skip * tiles);
+    skipTiles(c->body, li.runtime ? tiles : tiles * std::max<std::int64_t>(1, li.trip()));
+  }
+}
+
+void Lowerer::assignTileCoords(const RoleState::Tile& tile, ExprRef lin) {
+  const sema::GridInfo& g = *m_model.grid;
+  if (tile.coords.size() < 2 || (!g.rasterN && g.swizzle <= 1)) {
+    std::int64_t below = 1;
+    for (std::size_t d = 0; d < tile.coords.size(); ++d) {
+      ExprRef c = below == 1 ? lin : udiv(lin, below);
+      if (d + 1 < tile.coords.size())
+        c = umod(c, g.tiles[d]);
+      assign(tile.coords[d], c);
+      below *= g.tiles[d];
+    }
+    return;
+  }
+  // sema::tileCoords (RuntimeBound.cpp) in thread-program form: the same bijection.
+  std::int64_t ex = std::max<std::int64_t>(1, g.tiles[0]), ey = std::max<std::int64_t>(1, g.tiles[1]);
+  std::int64_t plane = ex * ey;
+  std::int64_t below = plane;
+  for (std::size_t d = 2; d < tile.coords.size(); ++d) {
+    ExprRef c = udiv(lin, below);
+    if (d + 1 < tile.coords.size())
+      c = umod(c, g.tiles[d]);
+    assign(tile.coords[d], c);
+    below *= g.tiles[d];
+  }
+  std::size_t major = g.rasterN ? 1 : 0, minor = 1 - major;
+  std::int64_t majorExtent = major == 0 ? ex : ey, minorExtent = major == 0 ? ey : ex;
+  std::int64_t group = std::max<std::int64_t>(1, g.swizzle);
+  std::int64_t band = group * majorExtent;
+  ExprRef rest = tile.coords.size() > 2 ? umod(lin, plane) : lin;
+  ExprRef first = mul(udiv(rest, band), i32(group));
+  ExprRef r = umod(rest, band);
+  if (minorExtent % group == 0) {
+    // Every band is full: constant divisors (shifts and masks for a power-of-two group).
+    assign(tile.coords[minor], add(first, umod(r, group)));
+    assign(tile.coords[major], udiv(r, group));
+    return;
+  }
+  // The last band is narrower: width = min(group, minorExtent - first), a run-time divisor.
+  ExprRef width = bin(Op::Min, i32(group), bin(Op::Sub, i32(minorExtent), first));
+  assign(tile.coords[minor], add(first, bin(Op::Rem, r, width)));
+  assign(tile.coords[major], bin(Op::Div, r, width));
+}
+
 void Lowerer::lowerLoop(const ir::Stmt& s) {
   auto found = m_loopOf.find(&s);
   if (found == m_loopOf.end())
@@ -958,30 +1031,30 @@ void Lowerer::lowerLoop(const ir::Stmt& s) {
       tile.coords.push_back(newVar(info->var + axes[d], Ty::I32));
     m_role.tiles[info->var] = tile;
     auto body = [&] {
-      ExprRef lin = var(m_p, tile.linear);
-      std::int64_t below = 1;
-      for (std::size_t d = 0; d < tile.coords.size(); ++d) {
-        ExprRef c = below == 1 ? lin : udiv(lin, below);
-        if (d + 1 < tile.coords.size())
-          c = umod(c, g.tiles[d]);
-        assign(tile.coords[d], c);
-        below *= g.tiles[d];
-      }
+      assignTileCoords(tile, var(m_p, tile.linear));
       walk(s.body);
       advancePipeline(info->pipeline);
+      // Ping-pong: past the tiles the other roles own before this role's next one.
+      skipTiles(s.body, info->tileStride - 1);
     };
     comment(std::string(g.persistent ? "persistent tile loop: tiles blockIdx.x, "
                                        "blockIdx.x + gridDim.x, ..."
                                      : "this CTA's tile") +
             " (" + info->var + ")");
     if (g.persistent) {
+      // A strided role (ping-pong) starts `offset` tiles into the CTA's sequence, past the
+      // stages of the tiles before it, and steps over the other roles' tiles.
+      skipTiles(s.body, info->tileOffset);
       Stmt f;
       f.kind = Stmt::Kind::For;
       f.loopVar = tile.linear;
       m_p.vars[tile.linear].loopVar = true;
-      f.begin = special(Special::BlockIdx);
+      f.begin = info->tileOffset > 0 ? add(special(Special::BlockIdx),
+                                           mul(special(Special::GridDim), i32(info->tileOffset)))
+                                     : special(Special::BlockIdx);
       f.end = named("TILE_COUNT", g.tileCount());
-      f.step = special(Special::GridDim);
+      f.step = info->tileStride > 1 ? mul(special(Special::GridDim), i32(info->tileStride))
+                                    : special(Special::GridDim);
       nest(std::move(f), body);
     } else {
       assign(tile.linear, special(Special::BlockIdx));

@@ -89,6 +89,8 @@ Metadata derive(const ir::Module& module, const sema::KernelModel& m) {
     md.tileCount = m.grid->tileCount();
     md.persistent = m.grid->persistent;
     md.pdl = m.grid->pdl;
+    md.rasterN = m.grid->rasterN;
+    md.swizzle = m.grid->swizzle;
     std::int64_t sms = t ? static_cast<std::int64_t>(t->machineValue("sm_count")) : 1;
     md.ctas = md.persistent ? std::max<std::int64_t>(1, std::min(md.tileCount, sms)) : md.tileCount;
   }
@@ -289,6 +291,9 @@ void writeJson(json::Writer& w, const Metadata& md) {
   w.key("schedule").value(md.persistent ? "persistent" : "static");
   w.key("pdl").value(md.pdl);
   w.key("ctas").value(md.ctas);
+  // The tile order the kernel computes from its linear tile id (docs/ir.md, "Tile schedulers").
+  w.key("raster").value(md.rasterN ? "n" : "m");
+  w.key("swizzle").value(md.swizzle);
   w.endObject();
   w.key("launch_registers").value(md.launchRegisters);
   w.key("roles").beginArray();

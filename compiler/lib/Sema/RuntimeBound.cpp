@@ -206,7 +206,10 @@ std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& mo
   std::vector<bool> known(std::size_t(combos), false);
   out.reserve(std::size_t(tiles));
   std::vector<std::int64_t> c(ext.size(), 0);
+  const bool plain = ext.size() < 2 || (!model.grid->rasterN && model.grid->swizzle <= 1);
   for (std::int64_t t = 0; t < tiles; ++t) {
+    if (!plain)
+      c = tileCoords(*model.grid, t);
     std::size_t k = 0;
     for (std::size_t d = 0; d < c.size(); ++d)
       k += std::size_t(c[d] * stride[d]);
@@ -218,8 +221,8 @@ std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& mo
       known[k] = true;
     }
     out.push_back(small[k]);
-    // Next coordinates (x fastest), as tileCoords numbers the tiles.
-    for (std::size_t d = 0; d < c.size(); ++d) {
+    // Next coordinates in the plain order (x fastest), as tileCoords numbers them there.
+    for (std::size_t d = 0; plain && d < c.size(); ++d) {
       if (++c[d] < ext[d])
         break;
       c[d] = 0;
@@ -230,10 +233,40 @@ std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& mo
 
 std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear) {
   std::vector<std::int64_t> coords;
-  for (std::int64_t extent : grid.tiles) {
-    coords.push_back(extent > 0 ? linear % extent : 0);
-    linear = extent > 0 ? linear / extent : 0;
+  if (grid.tiles.size() < 2 || (!grid.rasterN && grid.swizzle <= 1)) {
+    // x fastest, then y, then z: the plain order (raster=m, swizzle=1).
+    for (std::int64_t extent : grid.tiles) {
+      coords.push_back(extent > 0 ? linear % extent : 0);
+      linear = extent > 0 ? linear / extent : 0;
+    }
+    return coords;
   }
+  // The (x, y) plane is rasterised; z (when present) stays outermost. The raster dimension is
+  // walked first inside a band of `swizzle` tiles of the other dimension, the band's tiles of the
+  // other dimension fastest: CUTLASS's PersistentTileSchedulerSm90 order (raster_order,
+  // swizzle_size) and Triton's grouped ordering (GROUP_SIZE_M) in the transposed case. The last
+  // band is narrower when the other dimension is not a multiple of `swizzle` (as in Triton), so
+  // the map stays a bijection of [0, tileCount) for every extent.
+  coords.assign(grid.tiles.size(), 0);
+  std::int64_t ex = std::max<std::int64_t>(1, grid.tiles[0]);
+  std::int64_t ey = std::max<std::int64_t>(1, grid.tiles[1]);
+  std::int64_t plane = ex * ey;
+  std::int64_t rest = linear % plane;
+  std::int64_t outer = linear / plane;
+  for (std::size_t d = 2; d < grid.tiles.size(); ++d) {
+    std::int64_t extent = std::max<std::int64_t>(1, grid.tiles[d]);
+    coords[d] = outer % extent;
+    outer /= extent;
+  }
+  std::size_t major = grid.rasterN ? 1 : 0, minor = 1 - major;
+  std::int64_t majorExtent = major == 0 ? ex : ey, minorExtent = major == 0 ? ey : ex;
+  std::int64_t group = std::max<std::int64_t>(1, grid.swizzle);
+  std::int64_t band = group * majorExtent;
+  std::int64_t first = rest / band * group;
+  std::int64_t width = std::min(group, minorExtent - first);
+  std::int64_t r = rest % band;
+  coords[minor] = first + r % width;
+  coords[major] = r / width;
   return coords;
 }
 

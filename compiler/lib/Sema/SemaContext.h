@@ -183,6 +183,9 @@ private:
   /// True when `range` (lo..hi) mentions a tile coordinate; then checks it as a run-time range
   /// and fills `loop` (false: the caller checks a constant range).
   bool checkRuntimeRange(const Expr& range, const StmtCtx& ctx, LoopInfo& loop, bool& ok);
+  // SemaTileOwnership.cpp: per-role tile ownership (stride=, offset=, skip= on loops)
+  /// Checks one of a loop's `stride=`, `offset=` or `skip=` attributes and records it in `loop`.
+  void checkOwnershipAttribute(const Attribute& a, const StmtCtx& ctx, LoopInfo& loop);
   void checkOp(const Stmt& s, const StmtCtx& ctx);
 
   // SemaOperand.cpp: operands, subscripts, attributes and primitive constraints

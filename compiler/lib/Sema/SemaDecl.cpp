@@ -24,7 +24,9 @@ const std::vector<DeclAttrSpec>& declSchema(DeclKind kind) {
        {{"tiles", DAttr::IntList, true, {}},
         {"schedule", DAttr::Enum, false, {"static", "persistent"}},
         {"cluster", DAttr::IntList, false, {}},
-        {"pdl", DAttr::Enum, false, {"on", "off"}}}},
+        {"pdl", DAttr::Enum, false, {"on", "off"}},
+        {"raster", DAttr::Enum, false, {"m", "n"}},
+        {"swizzle", DAttr::Int, false, {}}}},
       {DeclKind::Role, {{"warps", DAttr::Range, true, {}}, {"regs", DAttr::Int, false, {}}}},
       {DeclKind::Pipeline, {{"stages", DAttr::Int, true, {}}}},
       {DeclKind::Pool, {{"offset", DAttr::Int, false, {}}, {"bytes", DAttr::Int, true, {}}}},
@@ -311,6 +313,21 @@ void Checker::checkDecl(const Decl& d) {
       g.tiles = *tiles;
     }
     g.persistent = declEnum(d, "schedule").value_or("static") == "persistent";
+    // Tile order (docs/ir.md, "Tile schedulers"): CUTLASS accepts swizzle sizes 1, 2, 4, 8
+    // (log2 stored); 16 is allowed for Triton-style wide groups.
+    g.rasterN = declEnum(d, "raster").value_or("m") == "n";
+    if (auto sw = declInt(d, "swizzle", 1, 16)) {
+      if ((*sw & (*sw - 1)) != 0)
+        report(DiagId::SemAttributeType, d.attribute("swizzle")->value->id,
+               "'swizzle' is " + std::to_string(*sw) + "; it must be a power of two (1, 2, 4, 8, 16)");
+      else
+        g.swizzle = *sw;
+    }
+    for (const char* key : {"raster", "swizzle"})
+      if (const Attribute* a = d.attribute(key); a && g.tiles.size() < 2)
+        report(DiagId::SemAttributeType, a->value->id,
+               std::string("'") + key + "' orders the tiles of a 2-D grid; this grid has " +
+                   std::to_string(g.tiles.size()) + " tile dimension(s)");
     g.pdl = declEnum(d, "pdl").value_or("off") == "on";
     if (g.pdl && m_model.target && !m_model.target->hasFeature("griddepcontrol"))
       report(DiagId::HwSpaceNotOnTarget, d.attribute("pdl")->value->id,

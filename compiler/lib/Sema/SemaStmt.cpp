@@ -144,15 +144,28 @@ void Checker::checkFor(const Stmt& s, StmtCtx& ctx) {
     } else if (a.key.name == "unroll") {
       if (auto v = constInt(*a.value, "'unroll'", &ctx); v && *v < 1)
         report(DiagId::SemAttributeType, a.value->id, "'unroll' must be at least 1");
+    } else if (a.key.name == "stride" || a.key.name == "offset" || a.key.name == "skip") {
+      checkOwnershipAttribute(a, ctx, loop);
     } else {
-      std::vector<std::string> names{"pipeline", "unroll"};
-      Diagnostic* d =
-          report(DiagId::SemUnknownAttribute, a.key.id,
-                 "loops have no attribute '" + a.key.name + "' (known: pipeline, unroll)");
+      std::vector<std::string> names{"pipeline", "unroll", "stride", "offset", "skip"};
+      Diagnostic* d = report(DiagId::SemUnknownAttribute, a.key.id,
+                             "loops have no attribute '" + a.key.name +
+                                 "' (known: pipeline, unroll, stride, offset, skip)");
       if (auto guess = closestMatch(a.key.name, names))
         setFix(d, "did you mean '" + *guess + "'?", R(a.key.id), *guess);
     }
   }
+  if (loop.tileOffset >= loop.tileStride) {
+    const Attribute* a = s.attribute("offset");
+    report(DiagId::SemAttributeType, a ? a->value->id : s.id,
+           "tile offset " + std::to_string(loop.tileOffset) + " is not below the stride " +
+               std::to_string(loop.tileStride) + ": the role would own no tile");
+    loop.tileOffset = 0;
+  }
+  if (const Attribute* a = s.attribute("skip"); a && loop.pipeline.empty())
+    report(DiagId::SemAttributeType, a->value->id,
+           "'skip' advances the loop's pipeline past other roles' tiles: this loop has no "
+           "'pipeline='");
   (void)ok;
   m_model.loops.push_back(loop);
   ctx.loops.push_back(m_model.loops.size() - 1);

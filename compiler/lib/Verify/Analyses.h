@@ -111,6 +111,10 @@ void checkPerformance(Context& ctx);
 /// often as every other role does (ps-trip-count-mismatch; RuntimeLoops.cpp). Marks the
 /// pipeline's barriers broken so the simulation does not repeat the deadlock.
 void checkTripCounts(Context& ctx);
+/// Per-role tile ownership: strided tile loops sharing a pipeline own every tile once
+/// (ps-tile-ownership) and skip exactly the producer's stages of the others' tiles
+/// (ps-pipeline-skip; TileOwnership.cpp). Marks the pipeline's barriers broken.
+void checkTileOwnership(Context& ctx);
 /// ew.mask executions whose key block starts at or past the mask's sequence length
 /// (dc-mask-past-sequence-end; RuntimeLoops.cpp).
 void checkMasks(Context& ctx);

@@ -187,15 +187,14 @@ private:
     }
     for (std::int64_t n = 0; n < count && budgetLeft(); ++n) {
       std::int64_t value = info.overTiles ? begin + n * m_program.ctas : begin + n;
+      if (info.overTiles && n % info.tileStride != info.tileOffset) {
+        // Another role's tile (ping-pong): this role only moves its pipelines past its stages.
+        skipTile(s.body, 1);
+        continue;
+      }
       if (info.overTiles) {
-        // Tile coordinates of this CTA's n-th tile (CTA 0 of the launch).
-        std::vector<std::int64_t> coords;
-        std::int64_t rest = value;
-        for (std::int64_t extent : m_model.grid->tiles) {
-          coords.push_back(rest % extent);
-          rest /= extent;
-        }
-        m_tiles[info.var] = coords;
+        // Tile coordinates of this CTA's n-th tile (CTA 0 of the launch), in the grid's order.
+        m_tiles[info.var] = sema::tileCoords(*m_model.grid, value);
       } else {
         m_vars[info.var] = value;
       }
@@ -212,6 +211,22 @@ private:
     }
     m_vars.erase(info.var);
     m_tiles.erase(info.var);
+  }
+
+  /// Advances the pipelines of the `skip=` loops in `body` (times `repeat`, the trip count of
+  /// the constant loops around them) for one tile this role does not own.
+  void skipTile(const std::vector<StmtPtr>& body, std::int64_t repeat) {
+    for (const StmtPtr& c : body) {
+      if (c->kind != StmtKind::For)
+        continue;
+      auto it = m_loopIndex.find(c.get());
+      if (it == m_loopIndex.end())
+        continue;
+      const sema::LoopInfo& info = m_model.loops[it->second];
+      if (const sema::PipelineInfo* p = m_model.pipeline(info.pipeline); p && info.skip > 0)
+        m_counters[std::size_t(p - m_model.pipelines.data())] += info.skip * repeat;
+      skipTile(c->body, info.runtime ? repeat : repeat * std::max<std::int64_t>(1, info.trip()));
+    }
   }
 
   /// The slot the innermost active loop over `b`'s pipeline uses, or -1 (no such loop, or
@@ -400,6 +415,13 @@ private:
     if (!m_sharedLoopValues)
       m_sharedLoopValues.emplace(m_loopValues);
     step.loopValues = *m_sharedLoopValues;
+    for (auto l = m_loopValues.rbegin(); l != m_loopValues.rend(); ++l)
+      if (const sema::PipelineInfo* p = m_model.pipeline(m_model.loops[l->first].pipeline)) {
+        std::size_t pi = std::size_t(p - m_model.pipelines.data());
+        step.pipeline = std::int32_t(pi);
+        step.pass = m_counters[pi] / std::max<std::int64_t>(1, p->stages);
+        break;
+      }
     step.operands.reserve(op.operands.size());
     for (std::size_t i = 0; i < op.primitive->attributes.size(); ++i) {
       if (op.primitive->attributes[i].type != reg::AttrType::Expr)

@@ -103,6 +103,11 @@ struct Step {
   SharedList<std::pair<std::size_t, std::int64_t>> loopValues;
   /// Issuing instances per execution (threads, warps, warpgroups or 1).
   std::int64_t instances = 1;
+  /// The pipeline of the innermost enclosing pipeline loop (-1: none) and the pass over its
+  /// ring at this execution (counter / stages): the phase a barrier bound to that pipeline is
+  /// in. Ping-pong roles skip passes, so the protocol numbers their visits by it.
+  std::int32_t pipeline = -1;
+  std::int64_t pass = -1;
 };
 
 struct RoleStream {

@@ -51,6 +51,7 @@ namespace {
 
 struct SignalVisit {
   std::uint64_t iteration = 0;
+  std::int64_t pass = -1; ///< the ring pass of its pipeline (Step::pass) when bound to one
   std::int64_t arrivals = 0;
   std::int64_t expect = 0;
   std::int64_t complete = 0;
@@ -59,6 +60,7 @@ struct SignalVisit {
 
 struct WaitVisit {
   std::uint64_t iteration = 0;
+  std::int64_t pass = -1;
   std::vector<std::pair<const Step*, std::int64_t>> waits; // (step, parity)
 };
 
@@ -140,6 +142,17 @@ std::string flippedParity(const ir::Expr& e) {
 void checkProtocol(Context& ctx) {
   const sema::KernelModel& model = ctx.model;
   Reporter& rep = ctx.reporter;
+  // With per-role tile ownership (ping-pong) the roles that share a ring take turns: round n
+  // of a barrier element is its n-th pass over the ring, not every role's n-th visit.
+  bool strided = false;
+  for (const sema::LoopInfo& l : model.loops)
+    strided |= l.overTiles && l.tileStride > 1;
+  auto passOf = [&](const Step& step, const sema::BarrierInfo& b) -> std::int64_t {
+    if (!strided || step.pipeline < 0 || b.pipeline.empty() ||
+        model.pipelines[std::size_t(step.pipeline)].name != b.pipeline)
+      return -1;
+    return step.pass;
+  };
   // (barrier, element) → role → visits
   std::map<std::pair<std::size_t, std::int64_t>, std::map<std::size_t, PerRole>> table;
 
@@ -214,6 +227,7 @@ void checkProtocol(Context& ctx) {
                 (arrives && full)) {
               pr.signals.emplace_back();
               pr.signals.back().iteration = step.iteration;
+              pr.signals.back().pass = passOf(step, b);
             }
             SignalVisit& v = pr.signals.back();
             if (v.steps.empty() || v.steps.back() != &step)
@@ -241,6 +255,7 @@ void checkProtocol(Context& ctx) {
                 pr.waits.back().waits.front().second != parity) {
               pr.waits.emplace_back();
               pr.waits.back().iteration = step.iteration;
+              pr.waits.back().pass = passOf(step, b);
             }
             pr.waits.back().waits.emplace_back(&step, parity);
           }
@@ -257,9 +272,37 @@ void checkProtocol(Context& ctx) {
     summary.name = b.name;
     summary.element = el;
     summary.count = b.count;
+    // Visits numbered by ring pass when every visit of the element has one (ping-pong).
+    bool byPass = strided;
+    for (const auto& [r, pr] : roles) {
+      for (const SignalVisit& v : pr.signals)
+        byPass &= v.pass >= 0;
+      for (const WaitVisit& v : pr.waits)
+        byPass &= v.pass >= 0;
+    }
+    // Round n of a role: its n-th visit, or (by pass) its visits in pass n merged.
+    auto roundOf = [&](const PerRole& pr, std::size_t n) {
+      SignalVisit out;
+      if (!byPass) {
+        if (n < pr.signals.size())
+          out = pr.signals[n];
+        return out;
+      }
+      for (const SignalVisit& v : pr.signals)
+        if (v.pass == std::int64_t(n)) {
+          out.arrivals += v.arrivals;
+          out.expect += v.expect;
+          out.complete += v.complete;
+          out.steps.insert(out.steps.end(), v.steps.begin(), v.steps.end());
+        }
+      return out;
+    };
     std::size_t rounds = 0;
     for (const auto& [r, pr] : roles) {
       rounds = std::max(rounds, pr.signals.size());
+      if (byPass)
+        for (const SignalVisit& v : pr.signals)
+          rounds = std::max(rounds, std::size_t(v.pass + 1));
       if (!pr.signals.empty())
         summary.producers.push_back(model.roles[r].name);
       if (!pr.waits.empty())
@@ -271,11 +314,10 @@ void checkProtocol(Context& ctx) {
     for (std::size_t n = 0; n < rounds && healthy; ++n) {
       std::int64_t arrivals = 0, expect = 0, complete = 0;
       for (const auto& [r, pr] : roles) {
-        if (n < pr.signals.size()) {
-          arrivals += pr.signals[n].arrivals;
-          expect += pr.signals[n].expect;
-          complete += pr.signals[n].complete;
-        }
+        SignalVisit v = roundOf(pr, n);
+        arrivals += v.arrivals;
+        expect += v.expect;
+        complete += v.complete;
       }
       if (n == 0) {
         summary.arrivalsPerPhase = arrivals;
@@ -293,9 +335,7 @@ void checkProtocol(Context& ctx) {
                                       "producer is done"),
             std::to_string(el));
         for (const auto& [r, pr] : roles) {
-          if (n >= pr.signals.size())
-            continue;
-          for (const Step* s : pr.signals[n].steps) {
+          for (const Step* s : roundOf(pr, n).steps) {
             const sema::OpInfo& op = ctx.op(*s);
             addNote(d, ctx.opRange(op),
                     "'" + model.roles[r].name + "' arrives here (" + ctx.context(*s) +
@@ -314,9 +354,7 @@ void checkProtocol(Context& ctx) {
         const Step* expectStep = nullptr;
         const Step* completeStep = nullptr;
         for (const auto& [r, pr] : roles) {
-          if (n >= pr.signals.size())
-            continue;
-          for (const Step* s : pr.signals[n].steps) {
+          for (const Step* s : roundOf(pr, n).steps) {
             for (const reg::EffectDef& e : ctx.op(*s).primitive->effects) {
               if (e.kind == reg::EffectKind::ExpectTx && !expectStep)
                 expectStep = s;
@@ -335,9 +373,7 @@ void checkProtocol(Context& ctx) {
                 (expect > complete ? ": the phase never completes" : ": the tx-count underflows"),
             std::to_string(el));
         for (const auto& [r, pr] : roles) {
-          if (n >= pr.signals.size())
-            continue;
-          for (const Step* s : pr.signals[n].steps) {
+          for (const Step* s : roundOf(pr, n).steps) {
             const sema::OpInfo& op = ctx.op(*s);
             StepContext sctx(op, *s);
             for (const reg::EffectDef& e : op.primitive->effects)
@@ -372,7 +408,9 @@ void checkProtocol(Context& ctx) {
       WaitGuard g = guardOf(ctx, *first, bi, signallers);
       bool publishes = !g.reads.empty();
       bool releases = !publishes && !g.writes.empty();
-      if (!((publishes && p0 == 1) || (releases && p0 == 0)))
+      // The parity of the pass of the first wait (0 unless a ping-pong role starts later).
+      std::int64_t natural = byPass ? pr.waits[0].pass & 1 : 0;
+      if (!((publishes && p0 == (natural ^ 1)) || (releases && p0 == natural)))
         continue;
       // Only when the first signal depends on that data: the signallers write what the waiter
       // reads for it (publish), or use what the waiter overwrites before it (release). A
@@ -441,13 +479,17 @@ void checkProtocol(Context& ctx) {
       std::int64_t p0 = pr.waits[0].waits[0].second;
       if (p0 < 0)
         continue;
-      std::int64_t base = p0 == 1 ? -1 : 0;
+      // By pass: wait visit n observes phase pass_n (a publish wait) or pass_n - 1 (a release
+      // wait, which starts on the released state).
+      std::int64_t pass0 = byPass ? pr.waits[0].pass : 0;
+      std::int64_t base = p0 == ((pass0 & 1) ^ 1) ? -1 : 0;
       bool stop = false;
       for (std::size_t n = 0; n < pr.waits.size() && !stop; ++n) {
         for (const auto& [step, parity] : pr.waits[n].waits) {
           if (parity < 0)
             continue;
-          std::int64_t expected = (p0 + std::int64_t(n)) & 1;
+          std::int64_t nth = byPass ? pr.waits[n].pass - pass0 : std::int64_t(n);
+          std::int64_t expected = (p0 + nth) & 1;
           const sema::OpInfo& op = ctx.op(*step);
           if (parity != expected) {
             Diagnostic* d = rep.report(
@@ -470,7 +512,7 @@ void checkProtocol(Context& ctx) {
             stop = true;
             break;
           }
-          std::int64_t phase = base + std::int64_t(n);
+          std::int64_t phase = base + pass0 + nth;
           if (phase >= std::int64_t(rounds)) {
             std::string producers =
                 summary.producers.empty() ? "no role" : join(summary.producers, ", ");

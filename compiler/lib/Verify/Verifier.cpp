@@ -80,6 +80,7 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
                         "executions analysed");
   } else {
     detail::checkTripCounts(ctx);
+    detail::checkTileOwnership(ctx);
     detail::checkProtocol(ctx);
   }
   detail::simulate(ctx);

@@ -136,6 +136,15 @@ struct Launch {
   std::int64_t waves = 0;       ///< ceil(ctas / (SMs x residency))
   std::int64_t tilesPerCta = 0, tilesAnalysed = 0;
   bool persistent = false;
+  /// Tile order (docs/cost.md, "Tile order and L2 reuse"): raster dimension and group swizzle.
+  std::string raster = "m";
+  std::int64_t swizzle = 1;
+  /// Tiles in flight at once (one wave of the rasterised order): their distinct A row blocks and
+  /// B column blocks are what L2 must hold and what HBM delivers once per wave.
+  std::int64_t tilesInFlight = 0;
+  /// HBM bytes of the order-aware estimate and of the compulsory lower bound (each global byte
+  /// once): the difference is what the order fails to reuse through L2.
+  double hbmOrderBytes = 0, hbmCompulsoryBytes = 0;
 };
 
 /// A non-blocking suggestion: an IR decision to change and the predicted effect.

@@ -105,6 +105,8 @@ struct Metadata {
   std::vector<std::int64_t> tiles;
   std::int64_t tileCount = 0;
   bool persistent = false;
+  bool rasterN = false;      ///< tile order: y walked first (grid raster=n)
+  std::int64_t swizzle = 1;  ///< tile order: group swizzle (grid swizzle=)
   bool pdl = false; ///< launch with programmatic stream serialisation (grid pdl=on)
   std::int64_t ctas = 0; ///< grid size on the target (persistent: min(tiles, SMs))
   std::int64_t launchRegisters = 0;

@@ -43,6 +43,12 @@ struct ScalarInfo {
 struct GridInfo {
   std::vector<std::int64_t> tiles; ///< tile counts per dimension (x, y, z)
   bool persistent = false;
+  /// Rasterisation (docs/ir.md, "Tile schedulers"): the tile dimension consecutive linear tile
+  /// indices walk first, x (the M tiles, `raster=m`, today's order) or y (`raster=n`).
+  bool rasterN = false;
+  /// Group swizzle: a band of `swizzle` tiles of the other dimension is walked together
+  /// (CUTLASS's swizzle_size, Triton's GROUP_SIZE_M); 1 keeps the plain raster order.
+  std::int64_t swizzle = 1;
   std::vector<std::int64_t> cluster{1, 1, 1};
   /// pdl=on: launched with programmatic stream serialisation, so it may start while the previous
   /// kernel on the stream still runs (griddep.wait orders its global accesses after it).
@@ -142,6 +148,12 @@ struct LoopInfo {
   double meanTrip = 0;                           ///< over all tiles
   std::int64_t minTripTile = 0, maxTripTile = 0; ///< first linear tile reaching each
   std::int64_t meanTripTile = 0; ///< first linear tile whose trip count is closest to the mean
+  /// Tile loops (docs/ir.md, "Per-role tile ownership"): the role works on the CTA's tiles
+  /// j = tileOffset, tileOffset + tileStride, ... of the CTA's sequence (ping-pong consumers).
+  std::int64_t tileStride = 1, tileOffset = 0;
+  /// Pipeline loops inside a strided tile loop: stages the pipeline advances for each tile of
+  /// the CTA's sequence the role does not own (the other consumers' stages; `skip=`).
+  std::int64_t skip = 0;
   std::int64_t trip() const { return end - begin; }
 };
 

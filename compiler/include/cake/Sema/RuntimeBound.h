@@ -56,7 +56,10 @@ std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& mo
                                      std::int64_t maxTiles,
                                      std::span<const std::int64_t> scalars = {});
 
-/// Coordinates (x, y, z order) of linear tile `linear` of the grid.
+/// Coordinates (x, y, z order) of linear tile `linear` of the grid in the grid's tile order
+/// (raster and group swizzle, docs/ir.md "Tile schedulers"). The one definition of the order:
+/// the verifier, the CPU interpreter, the cost model and the views call it, and lowering emits
+/// the same arithmetic (a bijection of [0, tileCount) onto the tile coordinates).
 std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear);
 
 /// Half-open range of `loop` at tile `coords` (constant loops ignore `coords`); nullopt when
