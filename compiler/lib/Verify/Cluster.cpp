@@ -779,6 +779,25 @@ bool checkPairIssue(Context& ctx, const sema::OpInfo* pairMma) {
   return found;
 }
 
+/// A cluster barrier in an `on … cta=leader` block: the peer CTA skips the block and never
+/// arrives, so the cluster barrier never completes (a CTA barrier there is the leader's own
+/// affair; one that misses roles of the CTA is the one-CTA analyses' finding). True when
+/// reported.
+bool checkLeaderSync(Context& ctx) {
+  auto leaders = leaderOnlyStmts(ctx.module);
+  for (const sema::OpInfo& op : ctx.model.ops) {
+    if (!op.primitive || !leaders.count(op.stmt) || op.primitive->name != "cluster.sync")
+      continue;
+    Diagnostic* d = ctx.reporter.report(
+        VerifyId::CtaSyncDivergence, ctx.opRange(op),
+        "'cluster.sync' inside an 'on ... cta=leader' block: the peer CTA of the pair skips "
+        "the block and never arrives, so the cluster barrier never completes");
+    setFix(d, "synchronise the cluster outside the leader's block (on all { cluster.sync })");
+    return true;
+  }
+  return false;
+}
+
 } // namespace
 
 void checkCluster(Context& ctx) {
@@ -812,6 +831,8 @@ void checkCluster(Context& ctx) {
         singleMma = &op;
     }
   }
+  if (n > 1 && n % 2 == 0)
+    staticFinding |= checkLeaderSync(ctx);
   const sema::OpInfo* mma = pairMma ? pairMma : singleMma;
   if (mma) {
     std::int64_t want = pairMma ? 2 : 1;
