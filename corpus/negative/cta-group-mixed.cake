@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Negative case: tcgen05.mma cta_group=2 with a cta_group::1 allocation
 // The Blackwell GEMM of the corpus turned into a CTA-pair MMA (cluster=[2, 1, 1], cta_group=2
-// on every tcgen05.mma) without changing the allocation: tcgen05.alloc, relinquish, commit and
+// on every tcgen05.mma, each CTA holding half of the B tile) without changing the allocation: tcgen05.alloc, relinquish, commit and
 // dealloc still use cta_group::1, which the PTX ISA forbids in a kernel whose MMAs use ::2
 // (the pair's columns are not reserved in the peer CTA). Reported at the first mismatching
 // instruction; the others are the same decision.
@@ -18,7 +18,7 @@ kernel cta_group_mixed target=sm_100a {
   param C : bf16[M, N] role=output align=16
 
   tensormap tA : bf16[BM, BK] source=A swizzle=128B
-  tensormap tB : bf16[BN, BK] source=B swizzle=128B
+  tensormap tB : bf16[BN / 2, BK] source=B swizzle=128B
 
   grid tiles=[M / BM, N / BN] schedule=persistent cluster=[2, 1, 1]
 
@@ -30,7 +30,7 @@ kernel cta_group_mixed target=sm_100a {
   pipeline accp stages=1
 
   smem a_s : bf16[BM, BK] offset=0 stages=4 swizzle=128B pipeline=ring
-  smem b_s : bf16[BN, BK] offset=65536 stages=4 swizzle=128B pipeline=ring
+  smem b_s : bf16[BN / 2, BK] offset=65536 stages=4 swizzle=128B pipeline=ring
 
   tmem d_t : f32[BM, BN] cols=0..256
 
@@ -62,7 +62,7 @@ kernel cta_group_mixed target=sm_100a {
     for t in tiles {
       for k in 0..K / BK pipeline=ring {
         mbarrier.try_wait empty[ring.slot] parity=ring.phase ^ 1
-        mbarrier.arrive_expect_tx full[ring.slot] bytes=49152
+        mbarrier.arrive_expect_tx full[ring.slot] bytes=32768
         tma.load a_s[ring.slot], tA[t.x * BM, k * BK], full[ring.slot]
         tma.load b_s[ring.slot], tB[t.y * BN, k * BK], full[ring.slot]
       }

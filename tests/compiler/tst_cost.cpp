@@ -344,6 +344,30 @@ private Q_SLOTS:
     QCOMPARE(jsonOf(a), jsonOf(b));
   }
 
+  /// The CTA-pair MMA (tcgen05.mma cta_group=2): each CTA of the pair streams its 128 rows of
+  /// A and half of the 256-row B tile, so the L2 traffic per CTA falls by a third against the
+  /// single-CTA 128x256 schedule with the same tensor work, and the 2-CTA GEMM becomes
+  /// tensor-bound where the single-CTA one is L2-bound.
+  void ctaPairHalvesB() {
+    Costed one = costOf(readCorpus(QStringLiteral("blackwell_gemm/gemm_tcgen05.cake")), "gemm_tcgen05.cake");
+    Costed pair = costOf(readCorpus(QStringLiteral("blackwell_gemm/gemm_2cta.cake")), "gemm_2cta.cake");
+    QVERIFY2(one.estimate.ok && pair.estimate.ok, pair.estimate.error.c_str());
+    auto term = [](const cost::Estimate& e, const char* resource) {
+      for (const cost::Term& t : e.terms)
+        if (t.resource == resource)
+          return t.us;
+      return -1.0;
+    };
+    double l2One = term(one.estimate, "l2"), l2Pair = term(pair.estimate, "l2");
+    QVERIFY2(l2Pair > 0 && l2Pair < 0.75 * l2One,
+             qPrintable(QStringLiteral("l2 %1 us vs %2 us").arg(l2Pair).arg(l2One)));
+    QVERIFY(std::abs(term(pair.estimate, "tensor") - term(one.estimate, "tensor")) <
+            0.01 * term(one.estimate, "tensor"));
+    QCOMPARE(QString::fromStdString(one.estimate.bottleneck), QStringLiteral("memory-bound"));
+    QCOMPARE(QString::fromStdString(pair.estimate.bottleneck), QStringLiteral("tensor-bound"));
+    QVERIFY(pair.estimate.predictedUs < one.estimate.predictedUs);
+  }
+
   /// When the verifier's step budget stops the unrolling, the timeline is extrapolated: the
   /// estimate says so and widens its bounds by a further 1.5 around the same kind of prediction.
   void boundReachedWidensBounds() {

@@ -123,13 +123,22 @@ def check_kernel(job):
                 return False, f"FAIL {label} ({target}): no memory access or barrier was traced"
             return True, (f"ok   {label} ({target}): {threads} threads x 2 back ends agree on "
                           f"{events} events each ({time.time() - t0:.1f} s)")
-        # CUDA is the only path: every thread of CTA 0 runs; no global byte is stored twice.
+        # CUDA is the only path: every thread of CTA 0 runs; no global byte is stored twice, and
+        # no TMA box (tensor map, coordinates) is stored twice (a TMA-store epilogue).
         written = {}
+        boxes = {}
         events = 0
         for tid in range(ntid):
             tr = ptx_eval.Thread(cuda_k, 0, tid, nctaid, ntid).run()
             events += len(tr)
             for ev in tr:
+                if (ev[0].startswith("cp.async.bulk.tensor.") and ".global.shared::" in ev[0]
+                        and len(ev) > 1 and ev[1][0] == "tensor"):
+                    box = ev[1][1:]
+                    if box in boxes:
+                        return False, (f"FAIL {label} ({target}): TMA box {box} is stored by tid "
+                                       f"{boxes[box]} and again by tid {tid} (ctaid 0)")
+                    boxes[box] = tid
                 if ev[0] == "st" and ev[1] == "global":
                     for b in range(ev[2], ev[2] + ev[3]):
                         if b in written:
@@ -138,10 +147,11 @@ def check_kernel(job):
                                 f"{ptx_eval.describe(('st', 'global', b, 1))} is stored by tid "
                                 f"{written[b]} and again by tid {tid} (ctaid 0, grid {nctaid})")
                         written[b] = tid
-        if not written:
+        if not written and not boxes:
             return False, f"FAIL {label} ({target}): CTA 0 stores nothing to global memory"
+        tma = f", {len(boxes)} TMA store boxes each stored once" if boxes else ""
         return True, (f"ok   {label} ({target}, CUDA path only): {ntid} threads of CTA 0, "
-                      f"{events} events, {len(written)} global bytes each stored once "
+                      f"{events} events, {len(written)} global bytes each stored once{tma} "
                       f"({time.time() - t0:.1f} s)")
     except ptx_eval.EvalError as e:
         return False, f"FAIL {label}: the evaluator cannot model this kernel: {e}"

@@ -138,6 +138,9 @@ private:
       std::string r;
       for (const ir::Ident& id : s.block().roles)
         r += (r.empty() ? "" : ",") + id.name;
+      // `cta=leader` changes who executes the block: its operations are other items.
+      for (const ir::Attribute& a : s.attributes)
+        r += " " + a.key.name + "=" + printValue(a.value);
       for (const ir::StmtPtr& c : s.body)
         if (c)
           walk(*c, r, loops, ops);

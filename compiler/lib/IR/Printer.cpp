@@ -300,6 +300,7 @@ private:
           m_out += ", ";
         m_out += s.block().roles[i].name;
       }
+      attributes(s.attributes);
       m_out += " {";
       break;
     }

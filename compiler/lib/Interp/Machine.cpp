@@ -494,6 +494,12 @@ void Machine::startCta(std::int64_t c) {
       for (const ir::Ident& id : s->block().roles)
         if (id.name == model.roles[r].name || id.name == "all") {
           p.blocks.push_back(s.get());
+          // The leader CTA of a pair only: its peer would skip the block, and the pair's MMA
+          // reaches the peer's shared and tensor memory; one CTA at a time cannot run it.
+          if (s->attribute("cta"))
+            fail(DiagId::HwNoCpuSemantics, *s,
+                 "'on ... cta=leader' runs in the leader CTA of each CTA pair only: the CPU "
+                 "interpreter runs CTAs one at a time and does not model CTA pairs");
           break;
         }
     }

@@ -632,7 +632,16 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
   o << "  err = cudaFuncSetAttribute(" << p.name
     << ", cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_TOTAL);\n"
        "  if (err != cudaSuccess)\n    return err;\n";
-  o << "  const int grid = PERSISTENT ? (TILE_COUNT < sms ? TILE_COUNT : sms) : TILE_COUNT;\n";
+  if (std::int64_t cluster = p.cluster[0] * p.cluster[1] * p.cluster[2];
+      cluster > 1 && md.persistent)
+    // A persistent grid of whole clusters (__cluster_dims__ refuses a partial one): the CTAs of
+    // one cluster then take neighbouring tiles (blockIdx.x + k * gridDim.x), a CTA pair the
+    // two halves of one pair tile.
+    o << "  const int grid = ((TILE_COUNT < sms ? TILE_COUNT : sms) / " << cluster
+      << " > 0 ? (TILE_COUNT < sms ? TILE_COUNT : sms) / " << cluster << " : 1) * " << cluster
+      << "; // whole clusters\n";
+  else
+    o << "  const int grid = PERSISTENT ? (TILE_COUNT < sms ? TILE_COUNT : sms) : TILE_COUNT;\n";
   auto arguments = [&] {
     for (std::size_t i = 0; i < p.params.size(); ++i) {
       const Param& prm = p.params[i];

@@ -285,6 +285,58 @@ void Lowerer::opLdShared(const sema::OpInfo& op, const ir::Stmt& s) {
   unsupported("ld.shared lowering supports thread vectors and wgmma column vectors");
 }
 
+void Lowerer::opStShared(const sema::OpInfo& op, const ir::Stmt& s) {
+  Slice dst = slice(s.operands[0], op.operands[0]);
+  auto v = view(s.operands[1], op.operands[1]);
+  if (!v)
+    return;
+  const sema::BufferInfo& db = m_model.buffers[dst.buffer];
+  std::int64_t eb = elemBytes(db.dtype);
+  std::vector<std::int64_t> shape = dst.shape();
+  // Stores `regs` registers of the thread (from register `firstReg`) at `at` in the slice: one
+  // run of 4 * regs contiguous bytes, which a swizzle keeps contiguous inside its 16-byte chunk.
+  auto emitRun = [&](ExprRef firstReg, std::int64_t regs, std::vector<ExprRef> at) {
+    ExprRef off = swizzledOffset(dst, at);
+    auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+      if (slot.isOperand && slot.facet == "regs")
+        return viewRegs(*v, firstReg, regs, 0);
+      if (slot.isOperand && slot.facet == "addr")
+        return single(smemAddress(off));
+      return defaultBinding(op, slot);
+    };
+    std::string w = regs == 4 ? ".v4" : regs == 2 ? ".v2" : "";
+    emitTemplate(op, bind, {}, {}, {}, [w](std::string t) { return replaceAll(t, ".v4", w); });
+  };
+  if (elemBytes(v->dtype) != eb || (eb != 2 && eb != 4)) {
+    unsupported("st.shared lowering stores 16- and 32-bit elements without conversion");
+    return;
+  }
+  std::int64_t perRun = 16 / eb; // elements of one 16-byte st.shared.v4.b32
+  if (v->layout.kind == Layout::TmemRows) {
+    // tcgen05.ld 32x32b: lane l holds row l of the [32, C] slice, its C columns in order.
+    if (shape.size() != 2 || shape[0] != 32 || v->elements % perRun != 0) {
+      unsupported("st.shared of a tcgen05.ld fragment writes a [32, C] slice, C a multiple of " +
+                  std::to_string(perRun));
+      return;
+    }
+    ExprRef lane = var(m_p, m_role.lane);
+    repeat("c", v->elements / perRun, [&](ExprRef c) {
+      emitRun(udiv(mul(c, i32(16)), 4), 4, {lane, mul(c, i32(perRun))});
+    });
+    return;
+  }
+  if ((v->layout.kind == Layout::Thread || v->layout.kind == Layout::Replicated) &&
+      shape.size() == 1 && eb == 4) {
+    std::int64_t n = v->elements;
+    repeat("j", n / 4, [&](ExprRef j) { emitRun(mul(j, i32(4)), 4, {mul(j, i32(4))}); });
+    for (std::int64_t r = n / 4 * 4; r < n; ++r)
+      emitRun(i32(r), 1, {i32(r)});
+    return;
+  }
+  unsupported("st.shared lowering stores tcgen05.ld fragments ([32, C] slices) and 1-D thread "
+              "vectors of 32-bit elements");
+}
+
 // ---------------------------------------------------------------------------- epilogue
 
 void Lowerer::opEpilogueStore(const sema::OpInfo& op, const ir::Stmt& s) {

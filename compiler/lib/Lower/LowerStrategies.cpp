@@ -45,6 +45,8 @@ const std::vector<std::pair<std::string_view, PatternFn>>& loweringPatterns() {
                        const ir::Stmt& s) { l.opGlobalAccess(op, s, false); }},
       {"ld.shared",
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opLdShared(op, s); }},
+      {"st.shared",
+       [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opStShared(op, s); }},
       {"epilogue.store",
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opEpilogueStore(op, s); }},
       // elementwise and reductions (LowerElementwise.cpp)

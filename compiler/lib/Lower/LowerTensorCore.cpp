@@ -250,10 +250,14 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
   const sema::BufferInfo& dBuf = m_model.buffers[dInfo.entityIndex];
   const sema::BufferInfo& aBuf = m_model.buffers[aInfo.entityIndex];
   const sema::BufferInfo& bBuf = m_model.buffers[bInfo.entityIndex];
-  if (aBuf.space != ir::Space::Smem || intAttr(op, "cta_group", 1) != 1) {
-    unsupported("tcgen05.mma lowering handles shared-memory A and cta_group 1");
+  if (aBuf.space != ir::Space::Smem) {
+    unsupported("tcgen05.mma lowering handles shared-memory A");
     return;
   }
+  // cta_group::2: one MMA over the CTA pair, issued by the leader; each CTA holds M rows of A
+  // and of the accumulator and N / 2 rows of B at the same offsets, so the descriptors are
+  // this CTA's and the instruction's M and N are the pair's (M 256 from 128 per CTA).
+  std::int64_t ctaGroup = intAttr(op, "cta_group", 1);
   if (aBuf.dtype != ir::DType::BF16 && aBuf.dtype != ir::DType::F16) {
     unsupported("tcgen05.mma lowering handles kind::f16 (bf16/f16 inputs)");
     return;
@@ -265,7 +269,7 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
     unsupported("tcgen05.mma operands must be 2-D");
     return;
   }
-  std::int64_t M = dShape[0], N = dShape[1], K = aShape[1];
+  std::int64_t M = dShape[0] * ctaGroup, N = dShape[1], K = aShape[1];
   std::int64_t instK = sema::mmaInstructionK(aBuf.dtype);
   bool accumulate = boolAttr(op, "accumulate", true);
   std::uint32_t idesc =
@@ -298,7 +302,8 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
     di.encodedFixed = d.bits;
     di.kStepBytes = instK * elemBytes(buf.dtype);
     di.instructions = K / instK;
-    di.instruction = "tcgen05.mma.cta_group::1.kind::f16 M=" + std::to_string(M) +
+    di.instruction = "tcgen05.mma.cta_group::" + std::to_string(ctaGroup) +
+                     ".kind::f16 M=" + std::to_string(M) +
                      " N=" + std::to_string(N) + " K=" + std::to_string(instK);
     di.instrDescriptor = idesc;
     bool seen = false;

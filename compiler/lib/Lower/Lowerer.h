@@ -241,6 +241,7 @@ public:
   void opCpAsync(const sema::OpInfo& op, const ir::Stmt& s);
   void opGlobalAccess(const sema::OpInfo& op, const ir::Stmt& s, bool load);
   void opLdShared(const sema::OpInfo& op, const ir::Stmt& s);
+  void opStShared(const sema::OpInfo& op, const ir::Stmt& s);
   void opFill(const sema::OpInfo& op, const ir::Stmt& s);
   void opCast(const sema::OpInfo& op, const ir::Stmt& s);
   /// ew.unary (1 input), ew.binary (2), ew.fma (3).

@@ -1218,8 +1218,22 @@ void Lowerer::lowerRole(std::size_t r) {
       bool names = false;
       for (const ir::Ident& id : s->block().roles)
         names |= id.name == role.name || id.name == "all";
-      if (names)
+      if (!names)
+        continue;
+      const ir::Attribute* cta = s->attribute("cta");
+      if (!cta) {
         walk(s->body);
+        continue;
+      }
+      // `on … cta=leader`: the leader (even-ranked) CTA of each CTA pair only, CUTLASS's
+      // is_mma_leader_cta; the peer skips the block.
+      int rank = newVar("cluster_rank", Ty::I32);
+      AsmOperand out, base;
+      out.var = rank;
+      base.value = special(Special::SmemBase);
+      asmStmt("getctarank.shared::cluster.u32 %0, %1;", {out}, {base}, false);
+      ifThen(bin(Op::Eq, bin(Op::And, var(m_p, rank), i32(1)), i32(0)),
+             [&] { walk(s->body); });
     }
     m_cur = saved;
     m_scopeDecls = savedDecls;

@@ -93,6 +93,12 @@ Metadata derive(const ir::Module& module, const sema::KernelModel& m) {
     md.swizzle = m.grid->swizzle;
     std::int64_t sms = t ? static_cast<std::int64_t>(t->machineValue("sm_count")) : 1;
     md.ctas = md.persistent ? std::max<std::int64_t>(1, std::min(md.tileCount, sms)) : md.tileCount;
+    // A persistent grid of whole clusters (the launcher rounds down the same way).
+    std::int64_t cluster = 1;
+    for (std::int64_t c : m.grid->cluster)
+      cluster *= std::max<std::int64_t>(c, 1);
+    if (md.persistent && cluster > 1)
+      md.ctas = std::max(cluster, md.ctas / cluster * cluster);
   }
 
   // Registers: with setmaxnreg budgets the CTA launches with an even share (multiple of 8) of

@@ -594,6 +594,8 @@ private:
         }
         break;
       }
+      // `on mma cta=leader { ... }`: block attributes (the type checker knows which).
+      ok = ok && parseAttributes(stmt->attributes);
     } else {
       Token var = take();
       stmt->mutableBlock().loopVar = {var.text, node(rangeOf(var))};

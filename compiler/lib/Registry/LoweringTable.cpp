@@ -73,6 +73,10 @@ const std::vector<BuiltinPattern>& builtinPatterns() {
        true},
       {"ld.shared", "memory", "r s",
        "per-run swizzled addresses and vector widths, wgmma column vectors", true},
+      {"st.shared", "memory", "s r",
+       "per-lane swizzled row addresses of 16-byte runs of a tcgen05.ld fragment (TMEM -> smem "
+       "epilogue) and thread vectors",
+       true},
       {"epilogue.store", "memory", "g r",
        "per-layout (row, column) of each element pair, conversion and packing before the store",
        false},

@@ -177,6 +177,7 @@ private:
   // SemaStmt.cpp: role blocks, loops and operations
   void checkTopLevel(const Stmt& s);
   void checkOn(const Stmt& s);
+  void checkOnAttributes(const Stmt& s);
   void checkStmt(const Stmt& s, StmtCtx& ctx);
   void checkFor(const Stmt& s, StmtCtx& ctx);
   // SemaRuntimeLoop.cpp: loop ranges over tile coordinates (run-time trip counts)

@@ -55,8 +55,39 @@ void Checker::checkOn(const Stmt& s) {
   for (const RoleInfo* info : ctx.roles)
     names.push_back(info->name);
   ctx.roleNames = SharedList<std::string>(std::move(names));
+  checkOnAttributes(s);
   for (const StmtPtr& child : s.body)
     checkStmt(*child, ctx);
+}
+
+void Checker::checkOnAttributes(const Stmt& s) {
+  // `cta=leader`: the block runs in the leader (even-ranked) CTA of each CTA pair only
+  // (CUTLASS's is_mma_leader_cta); the grid's cluster must hold CTA pairs.
+  for (const Attribute& a : s.attributes) {
+    if (a.key.name != "cta") {
+      Diagnostic* d = report(DiagId::SemUnknownAttribute, a.key.id,
+                             "'on' blocks have no attribute '" + a.key.name + "' (known: cta)");
+      setFix(d, "write 'cta=leader' or nothing");
+      continue;
+    }
+    if (a.value->kind != ExprKind::Name || a.value->text() != "leader") {
+      report(DiagId::SemAttributeType, a.value->id,
+             "cta= takes 'leader' (the even-ranked CTA of each CTA pair of the cluster)");
+      continue;
+    }
+    std::int64_t ctas = 1;
+    if (m_model.grid)
+      for (std::int64_t c : m_model.grid->cluster)
+        ctas *= c;
+    if (ctas % 2 != 0) {
+      Diagnostic* d = report(DiagId::SemAttributeType, a.value->id,
+                             "cta=leader names the leader CTA of a CTA pair, but the cluster has " +
+                                 std::to_string(ctas) + " CTA(s)");
+      setFix(d, "declare grid ... cluster=[2, 1, 1] (an even cluster size)");
+      if (m_model.grid)
+        noteDecl(d, m_model.grid->decl, "grid declared here");
+    }
+  }
 }
 
 void Checker::checkStmt(const Stmt& s, StmtCtx& ctx) {

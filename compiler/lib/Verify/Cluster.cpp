@@ -47,8 +47,39 @@ RankZeroView rankZeroView(const sema::KernelModel& model, const sema::OpInfo& op
   if (op.primitive->name == "tma.load") {
     std::int64_t mask = intAttribute(op, step, "multicast", 0);
     v.skip = mask != 0 && !(mask & 1);
+    if (intAttribute(op, step, "cta_group", 1) == 2)
+      v.bytes = 2;
   }
   return v;
+}
+
+std::unordered_set<const ir::Stmt*> leaderOnlyStmts(const ir::Module& module) {
+  std::unordered_set<const ir::Stmt*> out;
+  if (!module.kernel)
+    return out;
+  auto collect = [&](auto&& self, const ir::Stmt& s) -> void {
+    if (s.kind == ir::StmtKind::Op)
+      out.insert(&s);
+    for (const ir::StmtPtr& c : s.body)
+      if (c)
+        self(self, *c);
+  };
+  for (const ir::StmtPtr& s : module.kernel->body) {
+    if (!s || s->kind != ir::StmtKind::On)
+      continue;
+    const ir::Attribute* a = s->attribute("cta");
+    if (a && a->value && a->value->kind == ir::ExprKind::Name && a->value->text() == "leader")
+      collect(collect, *s);
+  }
+  return out;
+}
+
+bool leaderOnly(const std::unordered_set<const ir::Stmt*>& leaderStmts, const sema::OpInfo& op,
+                const Step& step) {
+  if (leaderStmts.count(op.stmt))
+    return true;
+  return op.primitive && op.primitive->name == "mbarrier.arrive_expect_tx" &&
+         intAttribute(op, step, "cta_group", 1) == 2;
 }
 
 namespace {
@@ -110,7 +141,7 @@ class ClusterModel {
 public:
   explicit ClusterModel(Context& ctx)
       : m_ctx(ctx), m_model(ctx.model), m_n(clusterSize(ctx.model)),
-        m_roles(ctx.program.roles.size()) {}
+        m_roles(ctx.program.roles.size()), m_leaderStmts(leaderOnlyStmts(ctx.module)) {}
 
   void run();
 
@@ -160,6 +191,7 @@ private:
   const sema::KernelModel& m_model;
   std::int64_t m_n;
   std::size_t m_roles;
+  std::unordered_set<const ir::Stmt*> m_leaderStmts;
   std::vector<Agent> m_agents;
   std::vector<std::vector<std::vector<Element>>> m_bars; ///< per CTA, barrier, element
   std::map<std::tuple<int, std::int64_t, std::size_t, std::int64_t>, Rendezvous> m_rendezvous;
@@ -290,12 +322,24 @@ bool ClusterModel::tryStep(std::size_t a) {
   const Step& s = stream.steps[ag.pc];
   const sema::OpInfo& op = m_ctx.op(s);
   StepContext sctx(op, s);
+  // The peer CTA of a pair skips what only the leader executes (`on … cta=leader`).
+  if ((ag.cta & 1) != 0 && leaderOnly(m_leaderStmts, op, s)) {
+    ++ag.clock[a];
+    ++ag.pc;
+    return true;
+  }
   std::int64_t multicast = intAttribute(op, s, "multicast", 0);
-  if (op.primitive->name != "tma.load")
+  bool commit = op.primitive->name == "tcgen05.commit";
+  if (op.primitive->name != "tma.load" && !commit)
     multicast = 0;
   std::vector<std::int64_t> receivers = multicast ? ctasOf(multicast) : std::vector{ag.cta};
-  // A multicast load is issued by the lowest-ranked CTA of its mask only.
-  bool issues = !multicast || (!receivers.empty() && receivers.front() == ag.cta);
+  // A multicast load is issued by the lowest-ranked CTA of its mask only; a multicast commit by
+  // the thread that issued the MMAs, in whichever CTA executes it.
+  bool issues = !multicast || commit || (!receivers.empty() && receivers.front() == ag.cta);
+  // A cta_group::2 copy lands in this CTA and completes its bytes on the pair leader's barrier.
+  std::int64_t txTarget = op.primitive->name == "tma.load" && intAttribute(op, s, "cta_group", 1) == 2
+                              ? (ag.cta & ~std::int64_t(1))
+                              : -1;
   for (const reg::EffectDef& e : op.primitive->effects) {
     if (e.kind == reg::EffectKind::Wait) {
       const StepOperand* so = operandOf(s, e);
@@ -375,6 +419,8 @@ bool ClusterModel::tryStep(std::size_t a) {
       std::int64_t amount =
           (e.kind == reg::EffectKind::Arrive ? quantity(e.count, sctx, 1) : 1) * s.instances;
       std::int64_t mask = intAttribute(op, s, "cta_mask", 0);
+      if (e.kind == reg::EffectKind::Commit && multicast)
+        mask = multicast; // tcgen05.commit … multicast: the barrier of every CTA of the mask
       for (std::int64_t target : mask ? ctasOf(mask) : std::vector{ag.cta})
         signal(a, s, target, so->entityIndex, so->element, amount, 0);
       break;
@@ -395,6 +441,10 @@ bool ClusterModel::tryStep(std::size_t a) {
       if (!so || so->entity != sema::EntityKind::MBarrier || so->element < 0)
         break;
       std::int64_t bytes = quantity(e.bytes, sctx, 0) * s.instances;
+      if (txTarget >= 0) {
+        signal(a, s, txTarget, so->entityIndex, so->element, 0, bytes);
+        break;
+      }
       for (std::int64_t target : receivers)
         signal(a, s, target, so->entityIndex, so->element, 0, bytes);
       break;
@@ -526,13 +576,37 @@ void ClusterModel::reportBytes(
 }
 
 void ClusterModel::finish() {
-  // A deadlock: the wait that blocked first is the root (the others follow from it). Its
-  // barrier misses bytes (transaction count) or arrivals (count), counted per CTA.
+  // A deadlock: the wait that blocked first is the root (the others follow from it), unless
+  // a wait is behind the same barrier of another CTA: every CTA runs the same program, so a
+  // barrier that completed phases in one CTA and not in another misses a cross-CTA signal (a
+  // commit or arrive without the peer in its mask), and the CTA left behind names the cause.
+  // Its barrier misses bytes (transaction count) or arrivals (count), counted per CTA.
+  auto behind = [&](const Agent& ag) {
+    const Step& s = m_ctx.program.roles[ag.stream].steps[ag.pc];
+    for (const reg::EffectDef& e : m_ctx.op(s).primitive->effects) {
+      const StepOperand* so = operandOf(s, e);
+      if (e.kind != reg::EffectKind::Wait || !so || so->entity != sema::EntityKind::MBarrier)
+        continue;
+      const Element* mine = element(ag.cta, so->entityIndex, so->element);
+      for (std::int64_t c = 0; mine && c < m_n; ++c)
+        if (const Element* other = element(c, so->entityIndex, so->element);
+            c != ag.cta && other && other->phase > mine->phase)
+          return true;
+    }
+    return false;
+  };
   const Agent* first = nullptr;
-  for (const Agent& ag : m_agents)
-    if (ag.blocked && ag.pc < m_ctx.program.roles[ag.stream].steps.size() &&
-        (!first || ag.blockedSince < first->blockedSince))
+  bool firstBehind = false;
+  for (const Agent& ag : m_agents) {
+    if (!ag.blocked || ag.pc >= m_ctx.program.roles[ag.stream].steps.size())
+      continue;
+    bool b = behind(ag);
+    if (!first || (b && !firstBehind) ||
+        (b == firstBehind && ag.blockedSince < first->blockedSince)) {
       first = &ag;
+      firstBehind = b;
+    }
+  }
   bool deadlock = first != nullptr;
   // A protocol the one-CTA analyses already refused blocks every CTA alike: that finding is the
   // root, not the cluster.
@@ -565,16 +639,32 @@ void ClusterModel::finish() {
               " waits forever: its '" + m_ctx.element(so->entityIndex, so->element) +
               "' receives " + std::to_string(got) + " of the " + std::to_string(count) +
               " arrivals of phase " + std::to_string(es->phase) +
-              " (arrivals of every CTA of the cluster, remote ones by cta_mask)");
+              " (arrivals of every CTA of the cluster, remote ones by cta_mask or a "
+              "tcgen05.commit's multicast)");
       for (const auto& [src, n] : es->arrivals) {
         addNote(d, m_ctx.opRange(m_ctx.op(*src.second)),
                 "CTA " + std::to_string(src.first) + " arrives here (" + std::to_string(n) +
                     " arrivals over the run)");
         break;
       }
+      // The same barrier of another CTA did receive its arrivals: name the signal that
+      // reached that CTA and not this one.
+      for (std::int64_t c = 0; c < m_n && es->arrivals.empty(); ++c) {
+        const Element* other = element(c, so->entityIndex, so->element);
+        if (c == first->cta || !other || other->arrivals.empty())
+          continue;
+        const auto& [src, n] = *other->arrivals.begin();
+        addNote(d, m_ctx.opRange(m_ctx.op(*src.second)),
+                "CTA " + std::to_string(src.first) + " signals CTA " + std::to_string(c) +
+                    "'s '" + m_ctx.element(so->entityIndex, so->element) + "' here (" +
+                    std::to_string(n) + " arrivals over the run), but not CTA " +
+                    std::to_string(first->cta) + "'s");
+        break;
+      }
       addNote(d, m_ctx.declRange(m_model.barriers[so->entityIndex].decl), "count declared here");
       setFix(d, "arrive on the barrier of every CTA that waits on it (cta_mask naming all of "
-                "them) and declare count= as the arrivals one CTA receives per phase");
+                "them; multicast= naming both CTAs of the pair on a cta_group=2 tcgen05.commit) "
+                "and declare count= as the arrivals one CTA receives per phase");
       m_ctx.brokenBarriers.insert(so->entityIndex);
     }
   }
@@ -640,6 +730,76 @@ void ClusterModel::finish() {
 
 } // namespace
 
+namespace {
+
+/// Where each cta_group::2 instruction runs: the MMA and its commits in the leader only
+/// (both CTAs issuing the pair's MMA computes it twice and races on both accumulators), the
+/// allocation in both CTAs (the peer's columns must be reserved too). True when reported.
+bool checkPairIssue(Context& ctx, const sema::OpInfo* pairMma) {
+  const sema::KernelModel& m = ctx.model;
+  auto leaders = leaderOnlyStmts(ctx.module);
+  Step none;
+  bool found = false;
+  for (const sema::OpInfo& op : m.ops) {
+    if (!op.primitive || op.primitive->name.rfind("tcgen05.", 0) != 0 ||
+        intAttribute(op, none, "cta_group", 1) != 2)
+      continue;
+    const std::string& name = op.primitive->name;
+    bool inLeader = leaders.count(op.stmt) != 0;
+    if ((name == "tcgen05.mma" || name == "tcgen05.commit") && !inLeader) {
+      Diagnostic* d = ctx.reporter.report(
+          VerifyId::CtaGroupMismatch, ctx.opRange(op),
+          "'" + name + "' cta_group=2 runs in both CTAs of the pair: one cta_group::2 " +
+              (name == "tcgen05.mma" ? "MMA computes over both CTAs' operands and accumulators, "
+                                       "so issued by both it is computed twice and each CTA's "
+                                       "accumulator is written by two MMAs"
+                                     : "commit tracks the MMAs its thread issued, which only "
+                                       "the leader CTA issues") +
+              "; issue it from the pair's leader only");
+      if (&op != pairMma)
+        addNote(d, ctx.opRange(*pairMma), "tcgen05.mma cta_group=2 here");
+      setFix(d, "put the MMA loop in an 'on ROLE cta=leader { ... }' block (CUTLASS's "
+                "is_mma_leader_cta)");
+      found = true;
+      break;
+    }
+    if ((name == "tcgen05.alloc" || name == "tcgen05.dealloc" ||
+         name == "tcgen05.relinquish") &&
+        inLeader) {
+      Diagnostic* d = ctx.reporter.report(
+          VerifyId::CtaGroupMismatch, ctx.opRange(op),
+          "'" + name + "' cta_group=2 runs in the leader CTA only, but the pair's allocation is "
+                       "collective: one warp of each CTA of the pair executes it (the MMA "
+                       "writes the peer's columns too)");
+      setFix(d, "move the allocation out of the 'cta=leader' block so both CTAs execute it");
+      found = true;
+      break;
+    }
+  }
+  return found;
+}
+
+/// A cluster barrier in an `on … cta=leader` block: the peer CTA skips the block and never
+/// arrives, so the cluster barrier never completes (a CTA barrier there is the leader's own
+/// affair; one that misses roles of the CTA is the one-CTA analyses' finding). True when
+/// reported.
+bool checkLeaderSync(Context& ctx) {
+  auto leaders = leaderOnlyStmts(ctx.module);
+  for (const sema::OpInfo& op : ctx.model.ops) {
+    if (!op.primitive || !leaders.count(op.stmt) || op.primitive->name != "cluster.sync")
+      continue;
+    Diagnostic* d = ctx.reporter.report(
+        VerifyId::CtaSyncDivergence, ctx.opRange(op),
+        "'cluster.sync' inside an 'on ... cta=leader' block: the peer CTA of the pair skips "
+        "the block and never arrives, so the cluster barrier never completes");
+    setFix(d, "synchronise the cluster outside the leader's block (on all { cluster.sync })");
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
 void checkCluster(Context& ctx) {
   const sema::KernelModel& m = ctx.model;
   std::int64_t n = clusterSize(m);
@@ -671,6 +831,8 @@ void checkCluster(Context& ctx) {
         singleMma = &op;
     }
   }
+  if (n > 1 && n % 2 == 0)
+    staticFinding |= checkLeaderSync(ctx);
   const sema::OpInfo* mma = pairMma ? pairMma : singleMma;
   if (mma) {
     std::int64_t want = pairMma ? 2 : 1;
@@ -694,8 +856,13 @@ void checkCluster(Context& ctx) {
     // others as notes.
     Diagnostic* d = nullptr;
     for (const sema::OpInfo& op : m.ops) {
-      if (!op.primitive || op.primitive->name.rfind("tcgen05.", 0) != 0 ||
-          op.primitive->name == "tcgen05.mma" || !op.primitive->attributeIndex("cta_group"))
+      if (!op.primitive || op.primitive->name == "tcgen05.mma" ||
+          !op.primitive->attributeIndex("cta_group"))
+        continue;
+      // Copies and announcements say cta_group=2 only in a pair kernel; cta_group=1 is theirs
+      // by default (they are not tcgen05 instructions).
+      if (op.primitive->name.rfind("tcgen05.", 0) != 0 &&
+          (want == 2 || intAttribute(op, none, "cta_group", 1) == 1))
         continue;
       std::int64_t g = intAttribute(op, none, "cta_group", 1);
       if (g == want)
@@ -717,6 +884,11 @@ void checkCluster(Context& ctx) {
       addNote(d, ctx.opRange(*mma), "tcgen05.mma cta_group=" + std::to_string(want) + " here");
       setFix(d, "write cta_group=" + std::to_string(want) + " on every tcgen05 instruction");
     }
+    // The pair's MMAs and their commits are issued once per pair, by the leader CTA
+    // (`on … cta=leader`); the pair's columns are allocated and freed by both CTAs. Checked
+    // once the cta_group values agree (one decision per finding).
+    if (pairMma && !singleMma && n % 2 == 0 && !d)
+      staticFinding |= checkPairIssue(ctx, pairMma);
   }
   // A mask outside the cluster would show again as the arrivals a peer misses.
   if (staticFinding || n <= 1 || n > 16 || ctx.program.boundReached || ctx.program.roles.empty())

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <unordered_set>
 
 namespace cake::verify::detail {
 
@@ -26,10 +27,23 @@ std::int64_t intAttribute(const sema::OpInfo& op, const Step& step, std::string_
 /// - a tma.load with multicast M is issued by the lowest-ranked CTA of M only and writes every
 ///   CTA of M: rank 0 issues and receives it when bit 0 of M is set; otherwise the execution
 ///   does nothing in rank 0 (`skip`).
+/// - a tma.load with cta_group=2 completes its bytes on the barrier of the pair's leader (the
+///   even-ranked CTA): rank 0 receives its own copy and its peer's (`bytes` 2).
 struct RankZeroView {
   std::int64_t arrivals = 1; ///< factor on the arrivals of an Arrive effect
+  std::int64_t bytes = 1;    ///< factor on the bytes of a CompleteTx effect
   bool skip = false;         ///< the execution has no effect in CTA rank 0
 };
 RankZeroView rankZeroView(const sema::KernelModel& model, const sema::OpInfo& op, const Step& step);
+
+/// The operation statements of `on … cta=leader` blocks: they run in the leader (even-ranked)
+/// CTA of each CTA pair only (CUTLASS's is_mma_leader_cta), the peer skips them.
+std::unordered_set<const ir::Stmt*> leaderOnlyStmts(const ir::Module& module);
+
+/// The execution of `op` belongs to the pair's leader only: it lies in a `cta=leader` block, or
+/// it is an `mbarrier.arrive_expect_tx … cta_group=2` (the leader announces the bytes both
+/// CTAs' cta_group::2 copies deliver into its barrier; the peer announces nothing).
+bool leaderOnly(const std::unordered_set<const ir::Stmt*>& leaderStmts, const sema::OpInfo& op,
+                const Step& step);
 
 } // namespace cake::verify::detail

@@ -106,6 +106,12 @@ public:
       std::int64_t tiles = model.grid->tileCount();
       std::int64_t sms = model.target ? static_cast<std::int64_t>(model.target->machineValue("sm_count")) : 1;
       m_program.ctas = model.grid->persistent ? std::max<std::int64_t>(1, std::min(tiles, sms)) : tiles;
+      // A persistent grid of whole clusters, as the launcher starts it.
+      std::int64_t cluster = 1;
+      for (std::int64_t c : model.grid->cluster)
+        cluster *= std::max<std::int64_t>(c, 1);
+      if (model.grid->persistent && cluster > 1)
+        m_program.ctas = std::max(cluster, m_program.ctas / cluster * cluster);
       m_program.tilesPerCta = model.grid->persistent ? (tiles + m_program.ctas - 1) / m_program.ctas : 1;
       m_program.tilesAnalysed = std::min(m_program.tilesPerCta, std::max<std::int64_t>(1, tileCap));
     }

@@ -243,7 +243,7 @@ void checkProtocol(Context& ctx) {
               v.expect += quantity(e.bytes, sctx, 0) * step.instances;
               break;
             case reg::EffectKind::CompleteTx:
-              v.complete += quantity(e.bytes, sctx, 0) * step.instances;
+              v.complete += quantity(e.bytes, sctx, 0) * step.instances * view.bytes;
               break;
             default:
               break;
@@ -377,9 +377,16 @@ void checkProtocol(Context& ctx) {
             const sema::OpInfo& op = ctx.op(*s);
             StepContext sctx(op, *s);
             for (const reg::EffectDef& e : op.primitive->effects)
-              if (e.kind == reg::EffectKind::CompleteTx)
+              if (e.kind == reg::EffectKind::CompleteTx) {
+                std::int64_t bytes = quantity(e.bytes, sctx, 0);
+                bool pair = rankZeroView(model, op, *s).bytes == 2;
                 addNote(d, ctx.opRange(op),
-                        "delivers " + std::to_string(quantity(e.bytes, sctx, 0)) + " bytes");
+                        "delivers " + std::to_string(bytes) + " bytes" +
+                            (pair ? " here and " + std::to_string(bytes) +
+                                        " from the peer CTA's copy (cta_group=2 completes on "
+                                        "the pair leader's barrier)"
+                                  : std::string()));
+              }
           }
         }
         addCause(ctx, d, bi, roles);

@@ -295,7 +295,7 @@ bool Simulator::tryStep(std::size_t r, const Step& s) {
         es->tx += amount;
         kind = TraceEvent::Kind::ExpectTx;
       } else {
-        amount = quantity(e.bytes, sctx, 0) * s.instances;
+        amount = quantity(e.bytes, sctx, 0) * s.instances * view.bytes;
         es->tx -= amount;
         kind = TraceEvent::Kind::CompleteTx;
       }
