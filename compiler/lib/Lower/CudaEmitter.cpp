@@ -625,7 +625,17 @@ std::string emitCuda(const Program& p, const Metadata& md, const Provenance& pro
   o << "  err = cudaFuncSetAttribute(" << p.name
     << ", cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_TOTAL);\n"
        "  if (err != cudaSuccess)\n    return err;\n";
-  o << "  const int grid = PERSISTENT ? (TILE_COUNT < sms ? TILE_COUNT : sms) : TILE_COUNT;\n";
+  // A cluster launch needs a grid of whole clusters: the persistent grid (one CTA per SM)
+  // rounds down to them. The cluster shape itself travels in the kernel (__cluster_dims__,
+  // .reqnctapercluster), so both <<<>>> and cudaLaunchKernelEx launch clusters.
+  std::int64_t clusterSize = p.cluster[0] * p.cluster[1] * p.cluster[2];
+  if (clusterSize > 1)
+    o << "  const int perCluster = " << clusterSize << ";\n"
+      << "  const int grid = PERSISTENT ? ((TILE_COUNT < sms ? TILE_COUNT : sms) / perCluster > 0 "
+         "? (TILE_COUNT < sms ? TILE_COUNT : sms) / perCluster * perCluster : perCluster) : "
+         "TILE_COUNT;\n";
+  else
+    o << "  const int grid = PERSISTENT ? (TILE_COUNT < sms ? TILE_COUNT : sms) : TILE_COUNT;\n";
   auto arguments = [&] {
     for (std::size_t i = 0; i < p.params.size(); ++i) {
       const Param& prm = p.params[i];
