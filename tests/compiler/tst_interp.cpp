@@ -491,8 +491,8 @@ void TstInterp::hostReference() {
     QVERIFY(a && b && c);
     std::vector<double> want(std::size_t(c->elements()));
     if (const sema::BufferInfo* sb = k.model.buffer("SB")) // per-block scales (DeepGEMM)
-      ref::gemmBlockScaled(inputs["A"], inputs["B"], inputs["SA"], inputs["SB"], want,
-                           a->shape[0], b->shape[0], a->shape[1], sb->shape[1], sb->shape[0]);
+      ref::gemmBlockScaled(inputs["A"], inputs["B"], inputs["SA"], inputs["SB"], want, a->shape[0],
+                           b->shape[0], a->shape[1], sb->shape[1], sb->shape[0]);
     else
       ref::gemmNT(inputs["A"], inputs["B"], want, a->shape[0], b->shape[0], a->shape[1]);
     for (double& x : want)

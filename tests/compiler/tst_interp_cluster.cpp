@@ -53,16 +53,17 @@ void TstInterpCluster::clusterRun_data() {
   QTest::addColumn<QString>("from");
   QTest::addColumn<QString>("to");
   QTest::addColumn<bool>("correct");
-  QTest::newRow("as written") << "" << "" << true;
+  QTest::newRow("as written") << ""
+                              << "" << true;
   // The B scale of the next K block for the first batch: wrong in every tile.
-  QTest::newRow("SB of the next scale block")
-      << "ld.global sb, SB[t.y, 2 * k]" << "ld.global sb, SB[t.y, 2 * k + 1]" << false;
+  QTest::newRow("SB of the next scale block") << "ld.global sb, SB[t.y, 2 * k]"
+                                              << "ld.global sb, SB[t.y, 2 * k + 1]" << false;
   // Both math warpgroups read the A scales of the first 64 rows: rows 64..127 wrong.
-  QTest::newRow("SA rows of warpgroup 0 only")
-      << "SA[t.x * BM + wg * 64 +: 64," << "SA[t.x * BM +: 64," << false;
+  QTest::newRow("SA rows of warpgroup 0 only") << "SA[t.x * BM + wg * 64 +: 64,"
+                                               << "SA[t.x * BM +: 64," << false;
   // The multicast B tile is the one of the other column block: every tile wrong.
-  QTest::newRow("B tile from t.x")
-      << "tB[t.y * BN, (2 * k + h) * BK]" << "tB[t.x * BN, (2 * k + h) * BK]" << false;
+  QTest::newRow("B tile from t.x") << "tB[t.y * BN, (2 * k + h) * BK]"
+                                   << "tB[t.x * BN, (2 * k + h) * BK]" << false;
 }
 
 void TstInterpCluster::clusterRun() {
@@ -77,9 +78,8 @@ void TstInterpCluster::clusterRun() {
       text.replace(at, f.size(), to.toStdString());
     QVERIFY(text.find(to.toStdString()) != std::string::npos);
   }
-  interp::RunResult r =
-      interp::runOnCpu(test::compiler(), "gemm_fp8_cluster.cake", text,
-                       CAKE_CORPUS_DIR "/workloads/deepgemm_fp8.json");
+  interp::RunResult r = interp::runOnCpu(test::compiler(), "gemm_fp8_cluster.cake", text,
+                                         CAKE_CORPUS_DIR "/workloads/deepgemm_fp8.json");
   QCOMPARE(r.correct, correct);
   QCOMPARE(r.outputs.size(), std::size_t(1));
   if (correct) {

@@ -16,7 +16,9 @@ using views::TimelineBlock;
 
 namespace {
 
-QString deepGemm() { return test::readFile(test::corpusPath("deepgemm/gemm_fp8_cluster.cake")); }
+QString deepGemm() {
+  return test::readFile(test::corpusPath("deepgemm/gemm_fp8_cluster.cake"));
+}
 
 QString bf16Cluster() {
   return test::readFile(QStringLiteral(CAKE_SOURCE_DIR) +
@@ -34,23 +36,20 @@ private Q_SLOTS:
     QTest::addColumn<QString>("shape");
     QTest::addColumn<QStringList>("expected"); ///< "kind target issuer ranks barrier"
     QTest::addColumn<QString>("multicastRow"); ///< buffer row with multicast ranks
-    QTest::newRow("deepgemm fp8 2x1") << deepGemm() << 2 << "2x1x1"
-                                      << QStringList{"multicast b_s 0 0,1 full",
-                                                     "remote empty -1 0,1 empty"}
-                                      << "b_s";
-    QTest::newRow("bf16 multicast 2x1") << bf16Cluster() << 2 << "2x1x1"
-                                        << QStringList{"multicast b_s 0 0,1 full",
-                                                       "remote empty -1 0,1 empty"}
-                                        << "b_s";
+    QTest::newRow("deepgemm fp8 2x1")
+        << deepGemm() << 2 << "2x1x1"
+        << QStringList{"multicast b_s 0 0,1 full", "remote empty -1 0,1 empty"} << "b_s";
+    QTest::newRow("bf16 multicast 2x1")
+        << bf16Cluster() << 2 << "2x1x1"
+        << QStringList{"multicast b_s 0 0,1 full", "remote empty -1 0,1 empty"} << "b_s";
     // Rank 1 alone receives B (and issues it): the map shows what the kernel says.
     QString one = deepGemm();
     one.replace(QStringLiteral("multicast=3"), QStringLiteral("multicast=2"));
-    QTest::newRow("multicast to rank 1 only") << one << 2 << "2x1x1"
-                                              << QStringList{"multicast b_s 1 1 full",
-                                                             "remote empty -1 0,1 empty"}
-                                              << "b_s";
-    QTest::newRow("no cluster") << test::readFile(test::corpusPath("hopper_gemm/gemm_ws.cake"))
-                                << 1 << "1x1x1" << QStringList{} << "";
+    QTest::newRow("multicast to rank 1 only")
+        << one << 2 << "2x1x1" << QStringList{"multicast b_s 1 1 full", "remote empty -1 0,1 empty"}
+        << "b_s";
+    QTest::newRow("no cluster") << test::readFile(test::corpusPath("hopper_gemm/gemm_ws.cake")) << 1
+                                << "1x1x1" << QStringList{} << "";
   }
   void memoryDeliveries() {
     QFETCH(QString, text);
@@ -93,8 +92,8 @@ private Q_SLOTS:
     for (int lane = 0; lane < 4; ++lane) {
       int syncs = 0;
       for (const TimelineBlock& b : t.blocks)
-        syncs += b.lane == lane && b.op >= 0 && snap->result.model.ops[std::size_t(b.op)]
-                                                        .primitive->name == "cluster.sync" &&
+        syncs += b.lane == lane && b.op >= 0 &&
+                 snap->result.model.ops[std::size_t(b.op)].primitive->name == "cluster.sync" &&
                  b.kind == TimelineBlock::Kind::Op;
       QCOMPARE(syncs, 2);
     }

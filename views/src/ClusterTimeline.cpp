@@ -28,10 +28,8 @@ TimelineData clusterTimelineData(const verify::ClusterTrace& trace, const driver
     for (int i = 0; i < roles; ++i) {
       const sema::RoleInfo& role = m.roles[trace.roles[std::size_t(i)]];
       d.lanes << QStringLiteral("CTA %1 · %2").arg(c).arg(QString::fromStdString(role.name));
-      d.laneDetail << QStringLiteral("rank %1, warps %2..%3")
-                          .arg(c)
-                          .arg(role.warpBegin)
-                          .arg(role.warpEnd);
+      d.laneDetail
+          << QStringLiteral("rank %1, warps %2..%3").arg(c).arg(role.warpBegin).arg(role.warpEnd);
     }
   auto laneOf = [&](std::int64_t cta, std::size_t role) {
     auto it = slot.find(role);
@@ -122,8 +120,7 @@ TimelineData clusterTimelineData(const verify::ClusterTrace& trace, const driver
     int best = -1;
     for (int i = 0; i < d.blocks.size(); ++i) {
       const TimelineBlock& b = d.blocks[i];
-      if (b.lane / roles != int(e.target) || b.end < qint64(e.time) ||
-          sortedBarrier[i] != barrier)
+      if (b.lane / roles != int(e.target) || b.end < qint64(e.time) || sortedBarrier[i] != barrier)
         continue;
       if (best < 0 || b.end < d.blocks[best].end)
         best = i;
@@ -144,8 +141,8 @@ TimelineData clusterTimelineData(const verify::ClusterTrace& trace, const driver
       f.toTime = qint64(e.time);
     }
     f.label = (e.kind == verify::ClusterEvent::Kind::Delivery ? QStringLiteral("multicast ")
-                                                               : QStringLiteral("remote "))
-              + QString::fromStdString(e.barrier) + QStringLiteral(" → CTA ") +
+                                                              : QStringLiteral("remote ")) +
+              QString::fromStdString(e.barrier) + QStringLiteral(" → CTA ") +
               QString::number(e.target);
     d.flows << f;
   }
@@ -163,9 +160,10 @@ TimelineData clusterTimelineData(const verify::ClusterTrace& trace, const driver
   QStringList stuck;
   for (auto [cta, i] : trace.stuck)
     stuck << d.lanes.value(int(cta) * roles + int(i));
-  d.note = stuck.isEmpty()
-               ? QStringLiteral("cluster of %1 CTAs: every CTA x role ran to its end").arg(trace.ctas)
-               : QStringLiteral("never finished: %1").arg(stuck.join(QStringLiteral(", ")));
+  d.note =
+      stuck.isEmpty()
+          ? QStringLiteral("cluster of %1 CTAs: every CTA x role ran to its end").arg(trace.ctas)
+          : QStringLiteral("never finished: %1").arg(stuck.join(QStringLiteral(", ")));
   return d;
 }
 

@@ -4,9 +4,9 @@
 #include "cake/views/MemoryMap.h"
 
 #include "cake/Driver/Compiler.h"
-#include "cake/views/ViewData.h"
 #include "cake/Verify/BankModel.h"
 #include "cake/Verify/SmemFootprint.h"
+#include "cake/views/ViewData.h"
 
 #include <algorithm>
 #include <cmath>

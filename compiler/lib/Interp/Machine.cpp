@@ -72,8 +72,8 @@ Machine::Machine(const ir::Module& module, const sema::KernelModel& model, Diagn
       m_clusterSize *= std::max<std::int64_t>(1, c);
   // A cluster launch runs whole clusters: the persistent grid rounds down to them (GpuRun.cpp).
   m_ctas = model.grid && model.grid->persistent
-               ? std::max<std::int64_t>(m_clusterSize, std::min(m_tileCount, sms) /
-                                                           m_clusterSize * m_clusterSize)
+               ? std::max<std::int64_t>(m_clusterSize,
+                                        std::min(m_tileCount, sms) / m_clusterSize * m_clusterSize)
                : m_tileCount;
 }
 

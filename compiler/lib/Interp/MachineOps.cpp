@@ -298,8 +298,8 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
                     *model.buffer(model.tensorMaps[captured[1].view.index].source);
                 std::int64_t bytes =
                     captured[1].view.count() * std::max(1u, ir::info(src.dtype).bits / 8);
-                arrive(captured[2].view.index,
-                       std::max<std::int64_t>(0, captured[2].view.element), 0, -bytes);
+                arrive(captured[2].view.index, std::max<std::int64_t>(0, captured[2].view.element),
+                       0, -bytes);
               }
             });
         }

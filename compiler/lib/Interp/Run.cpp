@@ -143,8 +143,9 @@ std::optional<Bound> bind(const ref::Workload& w, const driver::CheckResult& k,
              "]; C is " + str(c));
   } else if (w.op == "gemm_blockscale") {
     auto a = shape("A"), bb = shape("B"), sa = shape("SA"), sb = shape("SB"), c = shape("C");
-    need(a[1] == bb[1], "B", "gemm_blockscale needs B as [N, K] with A's K = " +
-                                 std::to_string(a[1]) + "; B is " + str(bb));
+    need(a[1] == bb[1], "B",
+         "gemm_blockscale needs B as [N, K] with A's K = " + std::to_string(a[1]) + "; B is " +
+             str(bb));
     need(c[0] == a[0] && c[1] == bb[0], "C",
          "gemm_blockscale needs C as [M, N] = [" + std::to_string(a[0]) + ", " +
              std::to_string(bb[0]) + "]; C is " + str(c));
@@ -365,8 +366,8 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
     if (b.kind == ir::DeclKind::Param)
       estimate += n * (4 + 8 + 8 + (b.paramRole == "output" ? 8 + 9 : 0));
     else if (b.space == ir::Space::Reg)
-      estimate += n * 4 * std::uint64_t(std::max<std::int64_t>(1, k.model.threadsPerCta())) *
-                  ctasTogether;
+      estimate +=
+          n * 4 * std::uint64_t(std::max<std::int64_t>(1, k.model.threadsPerCta())) * ctasTogether;
   }
   estimate += std::uint64_t(k.model.smemBytes()) * 4 * ctasTogether;
   if (workload->op == "attention_fwd" || workload->op == "attention_fwd_lse") {

@@ -286,7 +286,8 @@ void Lowerer::opGlobalAccess(const sema::OpInfo& op, const ir::Stmt& s, bool loa
             return defaultBinding(op, slot);
           };
           std::string w = width;
-          emitTemplate(op, bind, {}, {}, {}, [w](std::string t) { return replaceAll(t, ".v4", w); });
+          emitTemplate(op, bind, {}, {}, {},
+                       [w](std::string t) { return replaceAll(t, ".v4", w); });
         });
       }
     });

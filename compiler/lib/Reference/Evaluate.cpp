@@ -36,8 +36,7 @@ OperatorOutputs evaluate(std::string_view op, const std::map<std::string, SlotDa
     auto& a = shape("A");
     auto& b = shape("B");
     auto& sb = shape("SB");
-    gemmBlockScaled(in("A"), in("B"), in("SA"), in("SB"), out("C"), a[0], b[0], a[1], sb[1],
-                    sb[0]);
+    gemmBlockScaled(in("A"), in("B"), in("SA"), in("SB"), out("C"), a[0], b[0], a[1], sb[1], sb[0]);
   } else if (op == "bias_gelu") {
     auto& x = shape("X");
     biasGelu(in("X"), in("Bias"), out("Y"), x[0], x[1]);

@@ -373,8 +373,7 @@ bool ClusterModel::tryStep(std::size_t a) {
                                 : std::string("cta");
       }
     }
-    record(ClusterEvent::Kind::Step, a, s, -1, what, 0,
-           ag.blocked ? ag.blockedSince : m_round);
+    record(ClusterEvent::Kind::Step, a, s, -1, what, 0, ag.blocked ? ag.blockedSince : m_round);
   }
   if (!issues)
     return true;

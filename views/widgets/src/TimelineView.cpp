@@ -540,9 +540,10 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
   m_axisBox->addItem(tr("predicted µs"), int(Axis::Time));
   m_axisBox->addItem(tr("logical steps"), int(Axis::Steps));
   m_axisBox->addItem(tr("cluster (all CTAs)"), int(Axis::Cluster));
-  m_axisBox->setToolTip(tr("x axis: the cost model's predicted time of one CTA (busiest SM), "
-                           "the verifier's logical steps, or the rounds of the cluster-wide "
-                           "simulation (lanes per CTA x role, multicast and remote-arrive arrows)"));
+  m_axisBox->setToolTip(
+      tr("x axis: the cost model's predicted time of one CTA (busiest SM), "
+         "the verifier's logical steps, or the rounds of the cluster-wide "
+         "simulation (lanes per CTA x role, multicast and remote-arrive arrows)"));
   connect(m_axisBox, &QComboBox::activated, this,
           [this](int index) { setAxis(Axis(m_axisBox->itemData(index).toInt())); });
   bar->addWidget(m_axisBox);

@@ -24,10 +24,10 @@ struct ClusterEvent {
   };
   Kind kind = Kind::Step;
   std::int64_t cta = 0;
-  std::size_t role = 0; ///< index into KernelModel::roles
-  std::size_t op = 0;   ///< index into KernelModel::ops
-  std::uint64_t time = 0;  ///< the round
-  std::uint64_t start = 0; ///< Step: the round of its first failed attempt (== time: no wait)
+  std::size_t role = 0;     ///< index into KernelModel::roles
+  std::size_t op = 0;       ///< index into KernelModel::ops
+  std::uint64_t time = 0;   ///< the round
+  std::uint64_t start = 0;  ///< Step: the round of its first failed attempt (== time: no wait)
   std::int64_t target = -1; ///< Delivery, Remote, PhaseDone: the CTA whose barrier it signals
   std::string barrier;      ///< "full[0]" for signals and waits, "cluster"/"cta" for syncs
   std::int64_t amount = 0;  ///< arrivals or bytes
@@ -35,8 +35,8 @@ struct ClusterEvent {
 };
 
 struct ClusterTrace {
-  std::int64_t ctas = 0; ///< 0: the kernel has no cluster model (one CTA, > 16, refused)
-  std::vector<std::size_t> roles; ///< the roles of the agents of one CTA (KernelModel indices)
+  std::int64_t ctas = 0;            ///< 0: the kernel has no cluster model (one CTA, > 16, refused)
+  std::vector<std::size_t> roles;   ///< the roles of the agents of one CTA (KernelModel indices)
   std::vector<ClusterEvent> events; ///< in round order
   std::uint64_t rounds = 0;
   /// Agents (CTA, role index into `roles`) that never finished their program.
