@@ -10,6 +10,7 @@
 #include "cake/widgets/AppIcon.h"
 #include "cake/widgets/ProgressView.h"
 #include "cake/widgets/ProposalsView.h"
+#include "cake/widgets/TimelineView.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -132,9 +133,11 @@ int main(int argc, char** argv) {
                                   "json");
   QCommandLineOption registry("registry", "Primitive directory.", "dir");
   QCommandLineOption targets("targets", "Target directory.", "dir");
+  QCommandLineOption timelineAxis("timeline-axis", "Timeline x axis: time, steps or cluster (every CTA x role "
+                                  "of one cluster).", "axis");
   parser.addOptions({corpus, workspace, openProposal, proposalTab, open, screenshot, view, size, dark, line,
                      compare, baseline, campaign, importCampaign, layoutReport, registry, targets, runCpu,
-                     workload});
+                     workload, timelineAxis});
   parser.addPositionalArgument("file", "Kernel file to open (same as --open).", "[file]");
   parser.process(app);
 
@@ -328,6 +331,14 @@ int main(int argc, char** argv) {
     // The graph layout, the cost estimate and (for the code view) lowering + ptxas.
     if (!waitFor([&] { return window.viewsReady(); }, 90000))
       return fail(QStringLiteral("timed out waiting for the views (graph layout, cost estimate, lowering)"));
+    if (parser.isSet(timelineAxis)) {
+      static const QStringList axes{"time", "steps", "cluster"};
+      int axis = int(axes.indexOf(parser.value(timelineAxis)));
+      if (axis < 0)
+        return fail(QStringLiteral("--timeline-axis takes time, steps or cluster"));
+      for (auto* t : window.findChildren<cake::widgets::TimelineView*>())
+        t->setAxis(cake::widgets::TimelineView::Axis(axis));
+    }
     if (parser.isSet(baseline) &&
         !waitFor([&] { return window.baselineStatus().contains(QStringLiteral("findings")); }, 30000))
       return fail(QStringLiteral("timed out waiting for the baseline delta"));

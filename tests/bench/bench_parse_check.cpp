@@ -308,6 +308,44 @@ void BM_CheckWholeCorpus(benchmark::State& state) {
 }
 BENCHMARK(BM_CheckWholeCorpus)->Unit(benchmark::kMillisecond);
 
+/// One corpus kernel checked (parse, type check, every analysis incl. the cluster model), per
+/// kernel of the corpus folders (negative cases and proposals left out): which kernels cost the
+/// most to check (`--benchmark_filter=CheckCorpusKernel`). Label: accepted or the first
+/// blocking code; counter: operations.
+void BM_CheckCorpusKernel(benchmark::State& state, const std::string& path) {
+  std::string text;
+  if (!readFile(path, text)) {
+    state.SkipWithError(("cannot read " + path).c_str());
+    return;
+  }
+  const cake::driver::Compiler& c = compiler();
+  cake::driver::CheckResult first = c.check(path, text);
+  state.SetLabel(first.accepted ? "accepted" : "refused: " + firstBlocking(first));
+  for (auto _ : state) {
+    cake::driver::CheckResult r = c.check(path, text);
+    benchmark::DoNotOptimize(r.accepted);
+  }
+  state.counters["ops"] = static_cast<double>(first.model.ops.size());
+}
+
+void registerCorpusKernels() {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(CAKE_CORPUS_DIR, ec)) {
+    const std::string p = entry.path().generic_string();
+    if (entry.path().extension() == ".cake" && p.find("/proposals/") == std::string::npos &&
+        p.find("/negative/") == std::string::npos && p.find("/campaigns/") == std::string::npos)
+      paths.push_back(p);
+  }
+  std::sort(paths.begin(), paths.end());
+  const std::string root = std::string(CAKE_CORPUS_DIR) + "/";
+  for (const std::string& p : paths) {
+    std::string name = p.rfind(root, 0) == 0 ? p.substr(root.size()) : p;
+    benchmark::RegisterBenchmark(("BM_CheckCorpusKernel/" + name).c_str(), BM_CheckCorpusKernel, p)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
 void BM_CheckGenerated(benchmark::State& state) {
   const cake::driver::Compiler& c = compiler();
   int ops = 0;
@@ -423,6 +461,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
   compiler(); // load the data before any timing
+  registerCorpusKernels();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

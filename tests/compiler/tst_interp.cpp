@@ -404,6 +404,8 @@ void TstInterp::hostReference_data() {
   QTest::newRow("rmsnorm") << "rmsnorm/rmsnorm.cake" << "workloads/rmsnorm.json";
   QTest::newRow("kmeans (argmin, derived norms)") << "flash_kmeans/assign.cake"
                                                  << "workloads/flash_kmeans.json";
+  QTest::newRow("block-scaled fp8 gemm") << "deepgemm/gemm_fp8_cluster.cake"
+                                         << "workloads/deepgemm_fp8.json";
 }
 
 /// A corpus kernel and its contract at the contract's small shapes: the kernel's consts and the
@@ -488,7 +490,11 @@ void TstInterp::hostReference() {
     const sema::BufferInfo *a = k.model.buffer("A"), *b = k.model.buffer("B"), *c = k.model.buffer("C");
     QVERIFY(a && b && c);
     std::vector<double> want(std::size_t(c->elements()));
-    ref::gemmNT(inputs["A"], inputs["B"], want, a->shape[0], b->shape[0], a->shape[1]);
+    if (const sema::BufferInfo* sb = k.model.buffer("SB")) // per-block scales (DeepGEMM)
+      ref::gemmBlockScaled(inputs["A"], inputs["B"], inputs["SA"], inputs["SB"], want, a->shape[0],
+                           b->shape[0], a->shape[1], sb->shape[1], sb->shape[0]);
+    else
+      ref::gemmNT(inputs["A"], inputs["B"], want, a->shape[0], b->shape[0], a->shape[1]);
     for (double& x : want)
       x = ref::roundTo(c->dtype, x);
     QCOMPARE(e->outputs.front().values, want);

@@ -154,8 +154,8 @@ private Q_SLOTS:
     views::LowerSnapshotPtr lowered =
         views::buildLowerSnapshot(*test::compiler(), snap, code.emitKind(), 3);
     if (!lowered->ok && !lowered->cudaOffered) {
-      // Accepted but not lowerable on any path (deepgemm_fp8_cluster's per-row scale loads,
-      // recorded by the gate as hw-lowering-unsupported): the view names the finding.
+      // Accepted but not lowerable on any path (a kernel whose lowering is refused, recorded
+      // by the gate as hw-lowering-unsupported): the view names the finding.
       code.setLowered(lowered);
       QVERIFY(code.ready());
       QVERIFY2(code.loweredText()->toPlainText().contains("hw-lowering-unsupported"),

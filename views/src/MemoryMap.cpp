@@ -6,6 +6,7 @@
 #include "cake/Driver/Compiler.h"
 #include "cake/Verify/BankModel.h"
 #include "cake/Verify/SmemFootprint.h"
+#include "cake/views/ViewData.h"
 
 #include <algorithm>
 #include <cmath>
@@ -86,6 +87,92 @@ QString MemoryMap::perSmSummary() const {
       .arg(withReserved > 0 ? perSm / withReserved : 0)
       .arg(groupedBytes(perSm));
 }
+
+QString ClusterDelivery::text() const {
+  QStringList rs;
+  for (int r : ranks)
+    rs << QString::number(r);
+  QString into = (ranks.size() == 1 ? QStringLiteral("CTA ") : QStringLiteral("CTAs ")) +
+                 rs.join(QStringLiteral(", "));
+  if (kind == Kind::Multicast)
+    return QStringLiteral("%1: multicast from CTA %2 into %3 (tma.load, line %4; bytes on %5)")
+        .arg(target)
+        .arg(issuer)
+        .arg(into)
+        .arg(line)
+        .arg(barrier);
+  return QStringLiteral("%1: remote arrivals of every CTA's %2 on %3 (mbarrier.arrive, line %4)")
+      .arg(target, role, into)
+      .arg(line);
+}
+
+namespace {
+
+/// The cluster signals of a kernel: multicast copies and remote arrivals with static masks.
+void addClusterDeliveries(MemoryMap& map, const driver::CheckResult& r) {
+  const sema::KernelModel& m = r.model;
+  if (!m.grid)
+    return;
+  QStringList dims;
+  for (std::int64_t c : m.grid->cluster) {
+    map.clusterSize *= int(std::max<std::int64_t>(1, c));
+    dims << QString::number(c);
+  }
+  map.clusterShape = dims.join(QLatin1Char('x'));
+  if (map.clusterSize <= 1)
+    return;
+  auto intAttr = [](const sema::OpInfo& op, const char* name) -> qint64 {
+    auto i = op.primitive->attributeIndex(name);
+    if (!i || *i >= op.attributes.size() || op.attributes[*i].kind != reg::DefValue::Kind::Int)
+      return 0;
+    return op.attributes[*i].i;
+  };
+  for (const sema::OpInfo& op : m.ops) {
+    if (!op.primitive || !op.stmt)
+      continue;
+    const std::string& name = op.primitive->name;
+    bool multicast = name == "tma.load";
+    qint64 mask = intAttr(op, multicast ? "multicast" : "cta_mask");
+    if (mask == 0 || (!multicast && name != "mbarrier.arrive"))
+      continue;
+    ClusterDelivery d;
+    d.kind = multicast ? ClusterDelivery::Kind::Multicast : ClusterDelivery::Kind::RemoteArrive;
+    d.mask = mask;
+    for (int k = 0; k < map.clusterSize && k < 16; ++k)
+      if (mask >> k & 1)
+        d.ranks << k;
+    if (d.ranks.isEmpty())
+      continue;
+    d.issuer = multicast ? d.ranks.front() : -1;
+    d.line = spanOf(r, r.module.sourceMap.range(op.stmt->id)).line;
+    if (!op.roles.empty())
+      d.role = QString::fromStdString(op.roles[0]);
+    // The barrier operand: the last mbarrier the operation names.
+    for (const sema::OperandInfo& oi : op.operands)
+      if (oi.entity == sema::EntityKind::MBarrier && oi.entityIndex < m.barriers.size())
+        d.barrier = QString::fromStdString(m.barriers[oi.entityIndex].name);
+    if (multicast && !op.operands.empty() && op.operands[0].entity == sema::EntityKind::Buffer &&
+        op.operands[0].entityIndex < m.buffers.size()) {
+      d.buffer = int(op.operands[0].entityIndex);
+      d.target = QString::fromStdString(m.buffers[op.operands[0].entityIndex].name);
+    } else {
+      d.target = d.barrier;
+    }
+    // One entry per (kind, target, mask): the unrolled copies of one stage are one signal.
+    bool seen = std::any_of(map.cluster.begin(), map.cluster.end(), [&](const ClusterDelivery& o) {
+      return o.kind == d.kind && o.target == d.target && o.mask == d.mask;
+    });
+    if (seen)
+      continue;
+    map.cluster << d;
+    if (d.buffer >= 0)
+      for (MemoryRow& row : map.rows)
+        if (row.buffer == d.buffer)
+          row.multicastRanks = d.ranks;
+  }
+}
+
+} // namespace
 
 MemoryMap buildMemoryMap(const driver::CheckResult& r) {
   MemoryMap map;
@@ -216,6 +303,7 @@ MemoryMap buildMemoryMap(const driver::CheckResult& r) {
   }
   if (map.hasTmem)
     map.tmemLimit = m.target ? m.target->limit("tmem_columns") : 512;
+  addClusterDeliveries(map, r);
   return map;
 }
 

@@ -2,6 +2,7 @@
 // operation and declaration, then the graph, memory map and timeline built on top of them.
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/ViewData.h"
+#include "cake/views/ClusterTimeline.h"
 
 #include "cake/IR/Printer.h"
 
@@ -122,6 +123,7 @@ ViewDataPtr buildViewData(const driver::CheckResult& r) {
   data->graph = buildGraphDescription(r, *data);
   data->memory = buildMemoryMap(r);
   data->timeline = buildTimelineData(r, *data);
+  data->clusterTimeline = buildClusterTimeline(r);
   data->symbols = std::make_shared<const SymbolIndex>(buildSymbolIndex(r));
   data->buildMs = timer.elapsed();
   return data;

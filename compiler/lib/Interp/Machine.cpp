@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace cake::interp::detail {
 
@@ -70,8 +71,14 @@ Machine::Machine(const ir::Module& module, const sema::KernelModel& model, Diagn
   m_tileCount = model.grid ? model.grid->tileCount() : 1;
   std::int64_t sms =
       model.target ? static_cast<std::int64_t>(model.target->machineValue("sm_count")) : 1;
-  m_ctas = model.grid && model.grid->persistent ? std::max<std::int64_t>(1, std::min(m_tileCount, sms))
-                                                : m_tileCount;
+  if (model.grid)
+    for (std::int64_t c : model.grid->cluster)
+      m_clusterSize *= std::max<std::int64_t>(1, c);
+  // A cluster launch runs whole clusters: the persistent grid rounds down to them (GpuRun.cpp).
+  m_ctas = model.grid && model.grid->persistent
+               ? std::max<std::int64_t>(m_clusterSize,
+                                        std::min(m_tileCount, sms) / m_clusterSize * m_clusterSize)
+               : m_tileCount;
 }
 
 void Machine::fail(DiagId id, const ir::Stmt& at, std::string message) {
@@ -507,6 +514,44 @@ void Machine::startCta(std::int64_t c) {
   }
 }
 
+void Machine::swapActive(CtaState& c) {
+  std::swap(cta, c.cta);
+  std::swap(m_smem, c.smem);
+  std::swap(m_regs, c.regs);
+  std::swap(m_tmem, c.tmem);
+  std::swap(async, c.async);
+  std::swap(m_mbarriers, c.mbarriers);
+  std::swap(namedArrived, c.namedArrived);
+  std::swap(procs, c.procs);
+}
+
+void Machine::activate(std::size_t r) {
+  if (r == m_rank || r >= m_parked.size())
+    return;
+  swapActive(m_parked[m_rank]); // park the active CTA (its slot was empty)
+  swapActive(m_parked[r]);      // and bring rank r in (its slot becomes empty)
+  m_rank = r;
+}
+
+void Machine::withCta(std::size_t r, const std::function<void()>& fn) {
+  std::size_t saved = m_rank;
+  activate(r);
+  fn();
+  activate(saved);
+}
+
+void Machine::startCluster(std::int64_t first) {
+  std::size_t n = static_cast<std::size_t>(m_clusterSize);
+  m_parked.assign(n, CtaState{});
+  for (std::size_t r = 0; r < n; ++r) {
+    startCta(first + std::int64_t(r));
+    swapActive(m_parked[r]); // park it; the members are empty again
+  }
+  m_rank = 0;
+  swapActive(m_parked[0]);
+  clusterArrived.assign(2 + n * model.roles.size(), 0);
+}
+
 void Machine::enterLoop(RoleProc& p, const ir::Stmt& s) {
   auto it = m_loopIndex.find(&s);
   if (it == m_loopIndex.end()) {
@@ -639,51 +684,75 @@ bool Machine::step(RoleProc& p) {
   }
 }
 
-bool Machine::runCta(std::mt19937_64& rng, bool eager) {
+bool Machine::runCluster(std::mt19937_64& rng, bool eager) {
+  std::size_t ranks = static_cast<std::size_t>(m_clusterSize);
+  // What the scheduler can do next: step role `index` of CTA `rank`, or complete that CTA's
+  // asynchronous operation `index`.
+  struct Cand {
+    std::size_t rank;
+    bool isAsync;
+    std::size_t index;
+  };
   while (!failed) {
     if (m_steps > kMaxSteps) {
       fail(DiagId::HwCpuRunTooLarge, *procs[0].blocks.front(),
            "the CPU run stopped after " + std::to_string(kMaxSteps) + " operation steps");
       return false;
     }
-    bool allDone = std::all_of(procs.begin(), procs.end(), [](const RoleProc& p) { return p.done; });
-    std::vector<std::size_t> pending;
-    for (std::size_t i = 0; i < async.size(); ++i)
-      if (!async[i].done)
-        pending.push_back(i);
+    bool allDone = true;
+    std::vector<Cand> pending, roles;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      activate(r);
+      for (std::size_t i = 0; i < async.size(); ++i)
+        if (!async[i].done)
+          pending.push_back({r, true, i});
+      for (std::size_t i = 0; i < procs.size(); ++i)
+        if (!procs[i].done) {
+          allDone = false;
+          roles.push_back({r, false, i});
+        }
+    }
     if (allDone) {
       // Kernel end: every asynchronous operation still in flight lands.
-      for (std::size_t i = 0; i < async.size(); ++i)
-        completeAsync(i);
+      for (std::size_t r = 0; r < ranks && !failed; ++r) {
+        activate(r);
+        for (std::size_t i = 0; i < async.size(); ++i)
+          completeAsync(i);
+      }
+      activate(0);
       return !failed;
     }
     bool progress = false;
     if (eager) {
-      for (std::size_t i : pending)
-        completeAsync(i);
-      for (RoleProc& p : procs)
-        if (!p.done && step(p)) {
+      for (const Cand& c : pending) {
+        activate(c.rank);
+        completeAsync(c.index);
+      }
+      for (const Cand& c : roles) {
+        activate(c.rank);
+        if (step(procs[c.index])) {
           progress = true;
           break;
         }
+        if (failed)
+          return false;
+      }
       if (!progress && !pending.empty())
         progress = true;
     } else {
-      // Candidates: every unfinished role and every pending asynchronous operation.
-      std::vector<std::int64_t> cands;
-      for (std::size_t r = 0; r < procs.size(); ++r)
-        if (!procs[r].done)
-          cands.push_back(std::int64_t(r));
-      for (std::size_t i : pending)
-        cands.push_back(-1 - std::int64_t(i));
+      // Candidates: every unfinished role and every pending asynchronous operation of every
+      // CTA of the cluster.
+      std::vector<Cand> cands = roles;
+      cands.insert(cands.end(), pending.begin(), pending.end());
       std::shuffle(cands.begin(), cands.end(), rng);
-      for (std::int64_t c : cands) {
-        if (c < 0) {
-          completeAsync(std::size_t(-1 - c));
+      for (const Cand& c : cands) {
+        activate(c.rank);
+        if (c.isAsync) {
+          completeAsync(c.index);
           progress = true;
           break;
         }
-        RoleProc& p = procs[std::size_t(c)];
+        RoleProc& p = procs[c.index];
         // A role runs a short random burst of operations before the scheduler looks again.
         std::int64_t burst = std::int64_t(rng() % 4) + 1;
         bool moved = false;
@@ -698,39 +767,51 @@ bool Machine::runCta(std::mt19937_64& rng, bool eager) {
     if (failed)
       return false;
     if (!progress) {
-      // Every role waits and nothing in flight can release it.
-      Diagnostic* d = nullptr;
-      for (RoleProc& p : procs) {
-        if (p.done || p.frames.empty())
-          continue;
-        const Frame& f = p.frames.back();
-        const ir::Stmt& s = *(*f.body)[std::min(f.pc, f.body->size() - 1)];
-        SourceRange r = module.sourceMap.range(s.id);
-        if (!d)
-          d = diags.report(DiagId::PsRunDeadlock, r,
-                           "CPU run, CTA " + std::to_string(cta) + ": role '" +
-                               model.roles[p.role].name + "' waits here and no role can release it");
-        else
-          addNote(d, r, "role '" + model.roles[p.role].name + "' waits here");
-      }
-      failed = true;
+      reportDeadlock();
       return false;
     }
   }
   return false;
 }
 
+void Machine::reportDeadlock() {
+  // Every role of every CTA waits and nothing in flight can release it.
+  Diagnostic* d = nullptr;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(m_clusterSize); ++r) {
+    activate(r);
+    for (RoleProc& p : procs) {
+      if (p.done || p.frames.empty())
+        continue;
+      const Frame& f = p.frames.back();
+      const ir::Stmt& s = *(*f.body)[std::min(f.pc, f.body->size() - 1)];
+      SourceRange range = module.sourceMap.range(s.id);
+      std::string who = "role '" + model.roles[p.role].name + "'";
+      if (!d)
+        d = diags.report(DiagId::PsRunDeadlock, range,
+                         "CPU run, CTA " + std::to_string(cta) + ": " + who +
+                             " waits here and no role can release it");
+      else
+        addNote(d, range,
+                (m_clusterSize > 1 ? "CTA " + std::to_string(cta) + ": " : std::string()) + who +
+                    " waits here");
+    }
+  }
+  failed = true;
+}
+
 bool Machine::run(std::uint64_t seed) {
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 1);
   m_steps = 0;
-  for (std::int64_t c = 0; c < m_ctas && !failed; ++c) {
+  // One cluster at a time (a single CTA without clusters): the CTAs of a cluster run together,
+  // since multicast copies, remote arrivals and cluster.sync reach each other's state.
+  for (std::int64_t c = 0; c < m_ctas && !failed; c += m_clusterSize) {
     if (cancel && cancel->load())
       return false;
-    startCta(c);
-    if (!runCta(rng, seed == 0))
+    startCluster(c);
+    if (!runCluster(rng, seed == 0))
       return false;
     if (onCta)
-      onCta(c + 1, m_ctas);
+      onCta(std::min(c + m_clusterSize, m_ctas), m_ctas);
   }
   return !failed;
 }

@@ -97,6 +97,19 @@ struct MbarrierState {
   bool initialised = false;
 };
 
+/// The on-chip state of one CTA of the cluster being run: what `Machine` keeps of the CTAs
+/// that are not active (Machine::activate swaps it with the active CTA's members).
+struct CtaState {
+  std::int64_t cta = 0;
+  std::vector<float> smem;
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<float>> regs;
+  std::map<std::size_t, std::vector<float>> tmem;
+  std::vector<AsyncOp> async;
+  std::vector<std::vector<MbarrierState>> mbarriers;
+  std::map<std::size_t, std::vector<std::size_t>> namedArrived;
+  std::vector<RoleProc> procs;
+};
+
 class Machine;
 /// Who executes one instance of `op`: the finest register scope among the written operands
 /// and the finest instance variable the subscripts name (MachineOps.cpp).
@@ -153,7 +166,20 @@ public:
   void completeAsync(std::size_t id);
   void arrive(std::size_t barrier, std::int64_t element, std::int64_t count, std::int64_t tx);
 
+  /// The active CTA (its grid index); the other CTAs of its cluster are parked.
   std::int64_t cta = 0;
+  /// CTAs per cluster (1 without clusters) and the active CTA's rank in its cluster.
+  std::int64_t clusterSize() const { return m_clusterSize; }
+  std::size_t rank() const { return m_rank; }
+  /// Makes the CTA of rank `r` of the running cluster the active one: its shared memory,
+  /// registers, barriers, roles and asynchronous operations become the members above.
+  /// References to elements of `procs` and `async` stay valid (the containers are swapped).
+  void activate(std::size_t r);
+  /// Runs `fn` with rank `r` active, then reactivates the rank that was active.
+  void withCta(std::size_t r, const std::function<void()>& fn);
+  /// cluster.sync: generation, (CTA, role) arrivals in it, then per CTA x role the
+  /// generation it waits in (+1; 0: not waiting).
+  std::vector<std::size_t> clusterArrived;
   std::vector<AsyncOp> async;
   std::vector<RoleProc> procs;
   /// Generation barriers (cta.sync: key size_t(-1); bar.sync: the nbarrier): generation, roles
@@ -164,7 +190,13 @@ private:
   /// Executes the role's next operation; false when the role blocks (state unchanged).
   bool step(RoleProc& p);
   void startCta(std::int64_t cta);
-  bool runCta(std::mt19937_64& rng, bool eager);
+  /// Starts every CTA of the cluster that begins at grid index `first` (rank 0 active).
+  void startCluster(std::int64_t first);
+  /// Runs the started cluster: every role of every CTA, asynchronous operations of all.
+  bool runCluster(std::mt19937_64& rng, bool eager);
+  void reportDeadlock();
+  /// Exchanges the active CTA's members with `c`.
+  void swapActive(CtaState& c);
   void enterLoop(RoleProc& p, const ir::Stmt& s);
   /// Moves the role's pipelines past one tile another role owns (the `skip=` loops of `body`,
   /// times `repeat`): ping-pong consumers (docs/ir.md, "Per-role tile ownership").
@@ -197,6 +229,9 @@ private:
                       std::vector<std::int64_t>>,
            std::uint32_t>
       m_writerIds;
+  std::vector<CtaState> m_parked; ///< per rank; the active rank's entry is moved out
+  std::size_t m_rank = 0;
+  std::int64_t m_clusterSize = 1;
   std::int64_t m_ctas = 1;
   std::int64_t m_tileCount = 1;
   std::int64_t m_steps = 0;

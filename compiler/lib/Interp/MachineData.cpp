@@ -181,8 +181,8 @@ const std::set<std::string, std::less<>>& builtinCpuSemantics() {
   // Kept equal to MachineOps.cpp's dispatch: execute() refuses a name missing here.
   // clang-format off
   static const std::set<std::string, std::less<>> names = {
-      "bar.arrive", "bar.sync", "bulk.commit_group", "bulk.wait_group", "cast", "cp.async",
-      "cp.async.commit", "cp.async.wait", "cta.sync", "epilogue.store", "ew.binary", "ew.fill",
+      "bar.arrive", "bar.sync", "bulk.commit_group", "bulk.wait_group", "cast", "cluster.sync",
+      "cp.async", "cp.async.commit", "cp.async.wait", "cta.sync", "epilogue.store", "ew.binary", "ew.fill",
       "ew.fma", "ew.mask", "ew.unary", "fence.mbarrier_init", "fence.proxy.async",
       "griddep.launch_dependents", "griddep.wait", "ld.global",
       "ld.shared", "ldmatrix", "mbarrier.arrive", "mbarrier.arrive_expect_tx",

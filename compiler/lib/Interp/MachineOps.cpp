@@ -148,17 +148,6 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
   const std::string& name = op.primitive->name;
   if (kOrderingOnly.count(name))
     return true;
-  // The interpreter runs one CTA at a time: operations that reach the other CTAs of a cluster
-  // (a cluster barrier, a remote arrive, a multicast copy) have no meaning there.
-  if (name == "cluster.sync" ||
-      (name == "mbarrier.arrive" && attribute(op, "cta_mask", p).i != 0) ||
-      (name == "tma.load" && attribute(op, "multicast", p).i != 0)) {
-    fail(DiagId::HwNoCpuSemantics, *op.stmt,
-         "'" + name +
-             "' has no CPU semantics: it reaches other CTAs of the cluster, and the "
-             "CPU interpreter runs CTAs one at a time");
-    return false;
-  }
   // Data-defined primitives run from their registry definition; a C++ name must be listed
   // (the list `cake primitives` and the proposal review show).
   if (!op.primitive->semantics &&
@@ -172,7 +161,8 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
       name == "mbarrier.arrive_expect_tx" || name == "mbarrier.expect_tx" || name == "cta.sync" ||
       name == "bar.sync" || name == "bar.arrive" || name == "cp.async.commit" ||
       name == "cp.async.wait" || name == "wgmma.commit" || name == "wgmma.wait" ||
-      name == "bulk.commit_group" || name == "bulk.wait_group" || name == "tcgen05.commit")
+      name == "bulk.commit_group" || name == "bulk.wait_group" || name == "tcgen05.commit" ||
+      name == "cluster.sync")
     return executeSync(p, op, name);
 
   const ir::Stmt& s = *op.stmt;
@@ -258,6 +248,23 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
     return true;
   }
   if (name == "cp.async" || name == "tma.load" || name == "tma.store") {
+    // A multicast load is issued by the lowest rank of its mask only and lands in the shared
+    // memory of every CTA of the mask, completing bytes on each receiver's barrier element.
+    std::vector<std::size_t> receivers{rank()};
+    if (name == "tma.load")
+      if (std::int64_t mask = attribute(op, "multicast", p).i; mask != 0) {
+        receivers.clear();
+        for (std::int64_t r = 0; r < 16; ++r)
+          if (mask >> r & 1) {
+            if (r >= clusterSize())
+              return noSemantics("multicast=" + std::to_string(mask) + " names CTA rank " +
+                                 std::to_string(r) + " outside the cluster of " +
+                                 std::to_string(clusterSize()));
+            receivers.push_back(std::size_t(r));
+          }
+        if (receivers.front() != rank())
+          return true; // the lowest rank of the mask issues the copy for every receiver
+      }
     // Issued now (subscripts and barrier element evaluated in program order), completed later.
     for (std::int64_t i = 0; i < n; ++i) {
       auto a = args(i);
@@ -273,7 +280,8 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
       const ir::Stmt* by = &s;
       std::size_t role = p.role;
       std::vector<std::int64_t> tile = p.currentTile;
-      auto complete = [this, captured, swz, by, role, tile, g, i, name]() {
+      // Completed with the issuing CTA active (the scheduler activates it).
+      auto complete = [this, captured, swz, by, role, tile, g, i, name, receivers]() {
         RoleProc& proc = procs[role];
         std::vector<std::int64_t> saved = proc.currentTile;
         proc.currentTile = tile;
@@ -282,15 +290,18 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
           scatter(captured[0].view, proc, 0, v, *by, g, i);
         } else {
           std::vector<double> v = gather(captured[1].view, proc, captured[1].regInst);
-          scatter(captured[0].view, proc, 0, v, *by, g, i, swz);
-          if (name == "tma.load" && captured.size() > 2) {
-            const sema::BufferInfo& src =
-                *model.buffer(model.tensorMaps[captured[1].view.index].source);
-            std::int64_t bytes =
-                captured[1].view.count() * std::max(1u, ir::info(src.dtype).bits / 8);
-            arrive(captured[2].view.index, std::max<std::int64_t>(0, captured[2].view.element), 0,
-                   -bytes);
-          }
+          for (std::size_t r : receivers)
+            withCta(r, [&] {
+              scatter(captured[0].view, proc, 0, v, *by, g, i, swz);
+              if (name == "tma.load" && captured.size() > 2) {
+                const sema::BufferInfo& src =
+                    *model.buffer(model.tensorMaps[captured[1].view.index].source);
+                std::int64_t bytes =
+                    captured[1].view.count() * std::max(1u, ir::info(src.dtype).bits / 8);
+                arrive(captured[2].view.index, std::max<std::int64_t>(0, captured[2].view.element),
+                       0, -bytes);
+              }
+            });
         }
         proc.currentTile = saved;
       };
@@ -639,9 +650,47 @@ bool Machine::executeSync(RoleProc& p, const sema::OpInfo& op, const std::string
       count = 0;
     }
     std::int64_t bytes = name == "mbarrier.arrive" ? 0 : attribute(op, "bytes", p).i;
+    std::int64_t mask = name == "mbarrier.arrive" ? attribute(op, "cta_mask", p).i : 0;
+    if (mask != 0) {
+      // A remote arrive: the same barrier element in every CTA of the mask (mapa + arrive
+      // .shared::cluster), this CTA's only when its own bit is set.
+      for (std::int64_t r = 0; r < 16; ++r)
+        if (mask >> r & 1) {
+          if (r >= clusterSize()) {
+            fail(DiagId::HwNoCpuSemantics, s,
+                 "cta_mask=" + std::to_string(mask) + " names CTA rank " + std::to_string(r) +
+                     " outside the cluster of " + std::to_string(clusterSize()));
+            return false;
+          }
+          withCta(std::size_t(r), [&] { arrive(v->index, element, count, 0); });
+        }
+      return true;
+    }
     // expect-tx first, then the arrival (one atomic operation on the hardware).
     arrive(v->index, element, count, bytes);
     return true;
+  }
+  if (name == "cluster.sync") {
+    // A generation barrier over every role of every CTA of the cluster
+    // (barrier.cluster.arrive + wait by all threads).
+    std::size_t roles = model.roles.size();
+    std::int64_t expected = std::int64_t(roles) * clusterSize();
+    std::vector<std::size_t>& arrived = clusterArrived;
+    if (arrived.size() < 2 + roles * std::size_t(clusterSize()))
+      arrived.assign(2 + roles * std::size_t(clusterSize()), 0);
+    std::size_t& mine = arrived[2 + rank() * roles + p.role];
+    if (mine == 0) {
+      mine = arrived[0] + 1;
+      if (std::int64_t(++arrived[1]) >= expected) {
+        ++arrived[0];
+        arrived[1] = 0;
+      }
+    }
+    if (arrived[0] + 1 > mine) {
+      mine = 0;
+      return true;
+    }
+    return false;
   }
   if (name == "bar.arrive") {
     // The producer side of a named barrier: counts towards the current generation, as the

@@ -156,6 +156,23 @@ std::optional<Bound> bind(const ref::Workload& w, const driver::CheckResult& k,
     need(c[0] == a[0] && c[1] == bb[0], "C",
          "gemm needs C as [M, N] = [" + std::to_string(a[0]) + ", " + std::to_string(bb[0]) +
              "]; C is " + str(c));
+  } else if (w.op == "gemm_blockscale") {
+    auto a = shape("A"), bb = shape("B"), sa = shape("SA"), sb = shape("SB"), c = shape("C");
+    need(a[1] == bb[1], "B",
+         "gemm_blockscale needs B as [N, K] with A's K = " + std::to_string(a[1]) + "; B is " +
+             str(bb));
+    need(c[0] == a[0] && c[1] == bb[0], "C",
+         "gemm_blockscale needs C as [M, N] = [" + std::to_string(a[0]) + ", " +
+             std::to_string(bb[0]) + "]; C is " + str(c));
+    need(sb[1] >= 1 && a[1] % sb[1] == 0, "SB",
+         "SB's second dimension counts K blocks and must divide K = " + std::to_string(a[1]) +
+             "; SB is " + str(sb));
+    need(sb[0] >= 1 && bb[0] % sb[0] == 0, "SB",
+         "SB's first dimension counts N blocks and must divide N = " + std::to_string(bb[0]) +
+             "; SB is " + str(sb));
+    need(sa[0] == a[0] && sa[1] == sb[1], "SA",
+         "SA needs one scale per row of A and K block: [" + std::to_string(a[0]) + ", " +
+             std::to_string(sb[1]) + "]; SA is " + str(sa));
   } else if (w.op == "bias_gelu" || w.op == "rmsnorm") {
     const char* vec = w.op == "rmsnorm" ? "W" : "Bias";
     auto x = shape("X"), v = shape(vec), y = shape("Y");
@@ -381,15 +398,21 @@ RunResult runOnCpu(const driver::Compiler& compiler, const std::string& name,
   // Memory estimate: every parameter in float (machine) and double (inputs and reference),
   // writer ids and the judge's per-element errors (absolute, relative, wrong) of the outputs, the
   // reference's temporaries, shared memory and registers.
+  // The CTAs of one cluster run together (their on-chip state at once).
+  std::uint64_t ctasTogether = 1;
+  if (k.model.grid)
+    for (std::int64_t c : k.model.grid->cluster)
+      ctasTogether *= std::uint64_t(std::max<std::int64_t>(1, c));
   std::uint64_t estimate = 0;
   for (const sema::BufferInfo& b : k.model.buffers) {
     std::uint64_t n = std::uint64_t(std::max<std::int64_t>(0, b.elements()));
     if (b.kind == ir::DeclKind::Param)
       estimate += n * (4 + 8 + 8 + (b.paramRole == "output" ? 8 + 9 : 0));
     else if (b.space == ir::Space::Reg)
-      estimate += n * 4 * std::uint64_t(std::max<std::int64_t>(1, k.model.threadsPerCta()));
+      estimate +=
+          n * 4 * std::uint64_t(std::max<std::int64_t>(1, k.model.threadsPerCta())) * ctasTogether;
   }
-  estimate += std::uint64_t(k.model.smemBytes()) * 4;
+  estimate += std::uint64_t(k.model.smemBytes()) * 4 * ctasTogether;
   if (workload->op == "attention_fwd" || workload->op == "attention_fwd_lse") {
     double seq = bound->attrs.count("seq") ? bound->attrs["seq"]
                                           : double(k.model.buffers[bound->slot["Q"]].shape[0]);

@@ -141,8 +141,8 @@ void Lowerer::opGlobalAccess(const sema::OpInfo& op, const ir::Stmt& s, bool loa
     return;
   Slice g = slice(s.operands[memIdx], op.operands[memIdx]);
   std::vector<std::int64_t> shape = g.shape();
-  if (shape.size() != 1) {
-    unsupported("global loads and stores of register tiles take 1-D contiguous slices");
+  if (shape.size() > 1) {
+    unsupported("global loads and stores of register tiles take 1-D slices or single elements");
     return;
   }
   const sema::BufferInfo& gb = m_model.buffers[g.buffer];
@@ -151,16 +151,18 @@ void Lowerer::opGlobalAccess(const sema::OpInfo& op, const ir::Stmt& s, bool loa
     unsupported("ld.global/st.global move elements without conversion (use cast)");
     return;
   }
-  // Alignment of the run start: what the index expressions guarantee, the parameter's 16 bytes.
-  std::int64_t align = 16;
+  std::vector<std::int64_t> strides(gb.shape.size());
   {
-    const ir::Operand& o = s.operands[memIdx];
-    std::vector<std::int64_t> strides(gb.shape.size());
     std::int64_t st = 1;
     for (std::size_t d = gb.shape.size(); d-- > 0;) {
       strides[d] = st;
       st *= gb.shape[d];
     }
+  }
+  // Alignment of the slice start: what the index expressions guarantee, the parameter's 16 bytes.
+  std::int64_t align = 16;
+  {
+    const ir::Operand& o = s.operands[memIdx];
     std::size_t d = 0;
     for (const ir::Index& idx : o.indices) {
       if (idx.kind != ir::Index::Kind::Full && d < strides.size())
@@ -168,81 +170,132 @@ void Lowerer::opGlobalAccess(const sema::OpInfo& op, const ir::Stmt& s, bool loa
       ++d;
     }
   }
-  std::int64_t runElems, runs;
-  ExprRef runStart; // element offset of run j, lambda below
-  bool warpVec = v->layout.kind == Layout::WarpVector;
-  if (v->layout.kind == Layout::Thread || v->layout.kind == Layout::Replicated) {
-    runElems = v->elements;
-    runs = 1;
-  } else if (warpVec) {
-    runElems = v->layout.run;
-    runs = v->elements / runElems;
-    align = std::min<std::int64_t>(align, runElems * eb);
-  } else {
-    unsupported("global loads and stores support thread vectors and warp vectors");
+  // Consecutive slice elements are adjacent in memory only when the kept dimension is the
+  // innermost one with extent > 1 (a row run); a column of a row-major tensor (DeepGEMM's
+  // per-row scales, SA[m0 +: 64, kb]) is strided: one element per instruction.
+  bool contiguous = true;
+  for (std::size_t d = 0; d < gb.shape.size(); ++d)
+    if (g.kept[d] && strides[d] != 1)
+      contiguous = false;
+  if (shape.empty() && v->elements != 1) {
+    unsupported("a single global element loads into or stores from a one-element register tile");
     return;
   }
+  // The thread's elements in groups: group j holds `groupElems` consecutive elements of the
+  // thread from element threadFirst(j), which are consecutive slice elements from sliceFirst(j).
+  ExprRef lane = var(m_p, m_role.lane);
+  std::int64_t groups = 1, groupElems = v->elements;
+  std::function<ExprRef(ExprRef)> threadFirst = [&](ExprRef) { return i32(0); };
+  std::function<ExprRef(ExprRef)> sliceFirst = [&](ExprRef) { return i32(0); };
+  ExprRef storeGuard; // stores: one of the threads that hold the same value writes it
+  switch (v->layout.kind) {
+  case Layout::Thread:
+  case Layout::Replicated:
+    break;
+  case Layout::WarpVector:
+    groupElems = v->layout.run;
+    groups = v->elements / groupElems;
+    threadFirst = [&, groupElems](ExprRef j) { return mul(j, i32(groupElems)); };
+    sliceFirst = [&, groupElems, lane](ExprRef j) {
+      return mul(add(mul(j, i32(32)), lane), i32(groupElems));
+    };
+    break;
+  case Layout::WgmmaRow: {
+    // Rows 16 w + g and 16 w + g + 8 of the warpgroup's 64 (the accumulator rows the thread
+    // owns); the four lanes of a quad hold the same two rows.
+    ExprRef w = umod(var(m_p, m_role.warp), 4);
+    groups = 2;
+    groupElems = 1;
+    threadFirst = [](ExprRef j) { return j; };
+    sliceFirst = [&, w, lane](ExprRef j) {
+      return add(add(mul(w, i32(16)), udiv(lane, 4)), mul(j, i32(8)));
+    };
+    storeGuard = bin(Op::Eq, umod(lane, 4), i32(0));
+    break;
+  }
+  case Layout::WgmmaCol: {
+    // Columns 8 j + 2 q and 8 j + 2 q + 1; every warp and every g of a quad column holds them.
+    ExprRef q = umod(lane, 4);
+    groups = v->elements / 2;
+    groupElems = 2;
+    threadFirst = [](ExprRef j) { return mul(j, i32(2)); };
+    sliceFirst = [&, q](ExprRef j) { return add(mul(j, i32(8)), mul(q, i32(2))); };
+    storeGuard = bin(Op::And, bin(Op::Eq, udiv(lane, 4), i32(0)),
+                     bin(Op::Eq, umod(var(m_p, m_role.warp), 4), i32(0)));
+    break;
+  }
+  default:
+    unsupported("global loads and stores support thread, warp and wgmma row/column vectors, not " +
+                std::string(toString(v->layout.kind)) + " fragments");
+    return;
+  }
+  if (shape.size() == 1 && groups * groupElems != v->elements) {
+    unsupported("the register tile's layout does not cover the global slice");
+    return;
+  }
+  // A run: elements adjacent both in the thread's registers and in memory.
+  std::int64_t runElems = contiguous ? groupElems : 1;
+  std::int64_t runsPerGroup = groupElems / runElems;
   std::int64_t runBytes = runElems * eb;
-  std::int64_t vec = std::min<std::int64_t>({16, runBytes, align});
-  if (vec < 4 || runBytes % vec != 0) {
-    unsupported("global accesses narrower than 4 bytes per instruction are not lowered");
+  if (groups > 1 || runsPerGroup > 1)
+    align = std::min<std::int64_t>(align, runBytes);
+  // The widest power-of-two access (at most .v4.b32) that the run's size and start allow.
+  std::int64_t vec = 16;
+  while (vec > 1 && (vec > runBytes || vec > align || runBytes % vec != 0))
+    vec /= 2;
+  if (vec < 4) {
+    unsupported("global accesses narrower than 4 bytes per instruction are not lowered (" +
+                std::string(contiguous ? "" : "strided slice, ") + std::to_string(eb) +
+                "-byte elements)");
     return;
   }
   std::int64_t regsPerInstr = vec / 4;
   std::int64_t perRun = runBytes / vec;
-  std::string cache = enumAttr(op, "cache");
   std::string width = regsPerInstr == 4 ? ".v4" : regsPerInstr == 2 ? ".v2" : "";
-  repeat("j", runs, [&](ExprRef j) {
-    repeat("q", perRun, [&](ExprRef q) {
-      // Element (within the slice) and register of this instruction's first element.
-      ExprRef threadElem = add(mul(j, i32(runElems)), mul(q, i32(vec / eb)));
-      ExprRef sliceElem = threadElem;
-      if (warpVec)
-        sliceElem = add(mul(add(mul(j, i32(32)), var(m_p, m_role.lane)), i32(runElems)),
-                        mul(q, i32(vec / eb)));
-      ExprRef firstReg = udiv(mul(add(v->offset, threadElem), i32(eb)), 4);
-      auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-        Binding b;
-        if (slot.isOperand && slot.facet == "regs") {
-          b.output = load;
-          for (std::int64_t r = 0; r < regsPerInstr; ++r)
-            b.operands.push_back(regOperand(*v, add(firstReg, i32(r)), load ? '=' : 0));
-          for (AsmOperand& a : b.operands)
-            a.constraint = 'r';
-          return b;
-        }
-        if (slot.isOperand && slot.facet == "addr") {
-          AsmOperand a;
-          a.constraint = 'l';
-          a.value = globalAddress(g, {sliceElem});
-          b.operands.push_back(a);
-          return b;
-        }
-        return defaultBinding(op, slot);
-      };
-      std::string w = width;
-      auto rewrite = [w](std::string t) { return replaceAll(t, ".v4", w); };
-      if (m_p.vars[v->var].ty == Ty::F32) {
-        // f32 fragments move as raw 32-bit registers: 'f' operands of a .b32 access.
-        auto rw2 = [w](std::string t) {
-          t = replaceAll(t, ".v4", w);
-          return t;
-        };
-        emitTemplate(
-            op,
-            [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-              auto b = bind(slot);
-              if (b && slot.isOperand && slot.facet == "regs")
-                for (AsmOperand& a : b->operands)
-                  a.constraint = 'f';
+  auto body = [&] {
+    repeat("j", groups, [&](ExprRef j) {
+      for (std::int64_t r = 0; r < runsPerGroup; ++r) {
+        repeat("q", perRun, [&](ExprRef q) {
+          // Element (within the slice) and register of this instruction's first element.
+          ExprRef inRun = add(i32(r * runElems), mul(q, i32(vec / eb)));
+          ExprRef threadElem = add(threadFirst(j), inRun);
+          ExprRef sliceElem = add(sliceFirst(j), inRun);
+          ExprRef firstReg = udiv(mul(add(v->offset, threadElem), i32(eb)), 4);
+          std::vector<ExprRef> rel;
+          if (!shape.empty())
+            rel.push_back(sliceElem);
+          bool f32Regs = m_p.vars[v->var].ty == Ty::F32;
+          auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+            Binding b;
+            if (slot.isOperand && slot.facet == "regs") {
+              b.output = load;
+              for (std::int64_t k = 0; k < regsPerInstr; ++k)
+                b.operands.push_back(regOperand(*v, add(firstReg, i32(k)), load ? '=' : 0));
+              // f32 fragments move as raw 32-bit registers: 'f' operands of a .b32 access.
+              for (AsmOperand& a : b.operands)
+                a.constraint = f32Regs ? 'f' : 'r';
               return b;
-            },
-            {}, {}, {}, rw2);
-      } else {
-        emitTemplate(op, bind, {}, {}, {}, rewrite);
+            }
+            if (slot.isOperand && slot.facet == "addr") {
+              AsmOperand a;
+              a.constraint = 'l';
+              a.value = globalAddress(g, rel);
+              b.operands.push_back(a);
+              return b;
+            }
+            return defaultBinding(op, slot);
+          };
+          std::string w = width;
+          emitTemplate(op, bind, {}, {}, {},
+                       [w](std::string t) { return replaceAll(t, ".v4", w); });
+        });
       }
     });
-  });
+  };
+  if (!load && storeGuard)
+    ifThen(storeGuard, body);
+  else
+    body();
 }
 
 void Lowerer::opLdShared(const sema::OpInfo& op, const ir::Stmt& s) {

@@ -38,6 +38,13 @@ void Lowerer::opWgmma(const sema::OpInfo& op, const ir::Stmt& s) {
   }
   std::int64_t ksteps = k / instK;
   bool accumulate = boolAttr(op, "accumulate", true);
+  // 8-bit inputs (e4m3, e5m2, s8, u8) exist only K-major: that form of wgmma has no
+  // imm-trans-a / imm-trans-b operands (PTX ISA, wgmma.mma_async syntax).
+  bool noTranspose = ir::info(ab).bits < 16;
+  if (noTranspose && (aMajor == "mn" || bMajor == "mn")) {
+    unsupported("wgmma with 8-bit inputs reads K-major operands only (a_major=k, b_major=k)");
+    return;
+  }
 
   // Shared-memory descriptors: canonical K-major or MN-major layouts of the buffer's swizzle.
   struct Desc {
@@ -151,8 +158,12 @@ void Lowerer::opWgmma(const sema::OpInfo& op, const ir::Stmt& s) {
           b.operands.push_back(o);
           return b;
         }
-        if (isAttrSlot(op, slot, "a_major") && aInRegs) {
+        if (isAttrSlot(op, slot, "a_major") && (aInRegs || noTranspose)) {
           b.dropArgument = true; // the register-A form has no transpose immediate for A
+          return b;
+        }
+        if (isAttrSlot(op, slot, "b_major") && noTranspose) {
+          b.dropArgument = true;
           return b;
         }
         return defaultBinding(op, slot);

@@ -32,6 +32,11 @@ OperatorOutputs evaluate(std::string_view op, const std::map<std::string, SlotDa
     auto& a = shape("A");
     auto& b = shape("B");
     gemmNT(in("A"), in("B"), out("C"), a[0], b[0], a[1]);
+  } else if (op == "gemm_blockscale") {
+    auto& a = shape("A");
+    auto& b = shape("B");
+    auto& sb = shape("SB");
+    gemmBlockScaled(in("A"), in("B"), in("SA"), in("SB"), out("C"), a[0], b[0], a[1], sb[1], sb[0]);
   } else if (op == "bias_gelu") {
     auto& x = shape("X");
     biasGelu(in("X"), in("Bias"), out("Y"), x[0], x[1]);
@@ -100,7 +105,7 @@ EvaluationCost evaluationCost(std::string_view op,
     auto it = attrs.find(name);
     return it != attrs.end() ? it->second : fallback;
   };
-  if (op == "gemm") {
+  if (op == "gemm" || op == "gemm_blockscale") {
     c.work = dim("A", 0) * dim("B", 0) * dim("A", 1);
   } else if (op == "attention_fwd" || op == "attention_fwd_lse") {
     double rows = dim("Q", 0), d = dim("Q", 1), seq = attr("seq", rows);

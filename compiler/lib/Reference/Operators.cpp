@@ -25,6 +25,30 @@ void gemmNT(std::span<const double> a, std::span<const double> b, std::span<doub
               static_cast<blasint>(n));
 }
 
+void gemmBlockScaled(std::span<const double> a, std::span<const double> b,
+                     std::span<const double> sa, std::span<const double> sb, std::span<double> c,
+                     std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t kb,
+                     std::int64_t nb) {
+  if (m <= 0 || n <= 0)
+    return;
+  std::fill(c.begin(), c.begin() + m * n, 0.0);
+  if (k <= 0 || kb <= 0 || nb <= 0 || k % kb != 0 || n % nb != 0)
+    return;
+  std::int64_t bk = k / kb, bn = n / nb;
+  // One plain GEMM per K block, then scaled into C: the promotion the kernel performs.
+  std::vector<double> ab(std::size_t(m * bk)), bb(std::size_t(n * bk)), part(std::size_t(m * n));
+  for (std::int64_t q = 0; q < kb; ++q) {
+    for (std::int64_t i = 0; i < m; ++i)
+      std::copy_n(a.begin() + i * k + q * bk, bk, ab.begin() + i * bk);
+    for (std::int64_t j = 0; j < n; ++j)
+      std::copy_n(b.begin() + j * k + q * bk, bk, bb.begin() + j * bk);
+    gemmNT(ab, bb, part, m, n, bk);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j)
+        c[i * n + j] += sa[i * kb + q] * sb[(j / bn) * kb + q] * part[i * n + j];
+  }
+}
+
 double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 
 void biasGelu(std::span<const double> x, std::span<const double> bias, std::span<double> y,

@@ -212,6 +212,9 @@ void readRun(const json::Value& run, Workload& w, json::ObjectReader& parent) {
 const std::vector<OperatorInfo>& operators() {
   static const std::vector<OperatorInfo> kOperators = {
       {"gemm", {{"A", false, 2}, {"B", false, 2}, {"C", true, 2}}, {}},
+      {"gemm_blockscale",
+       {{"A", false, 2}, {"B", false, 2}, {"SA", false, 2}, {"SB", false, 2}, {"C", true, 2}},
+       {}},
       {"bias_gelu", {{"X", false, 2}, {"Bias", false, 1}, {"Y", true, 2}}, {}},
       {"row_softmax", {{"X", false, 2}, {"Y", true, 2}}, {}},
       {"rmsnorm", {{"X", false, 2}, {"W", false, 1}, {"Y", true, 2}}, {"eps"}},

@@ -44,7 +44,9 @@ std::int64_t dtypeBytes(const std::string& dtype) {
   static const std::map<std::string, std::int64_t> sizes = {
       {"f64", 8},  {"f32", 4}, {"tf32", 4}, {"i32", 4},     {"u32", 4},     {"bf16", 2},
       {"f16", 2},  {"i16", 2}, {"u16", 2},  {"fp8e4m3", 1}, {"fp8e5m2", 1}, {"e4m3", 1},
-      {"e5m2", 1}, {"i8", 1},  {"u8", 1},   {"i64", 8},     {"u64", 8}};
+      {"e5m2", 1}, {"i8", 1},  {"u8", 1},   {"i64", 8},     {"u64", 8},
+      // the IR's spelling of the 8-bit floats (what `cake run` writes into a bundle)
+      {"f8e4m3", 1}, {"f8e5m2", 1}};
   auto it = sizes.find(dtype);
   return it == sizes.end() ? 0 : it->second;
 }

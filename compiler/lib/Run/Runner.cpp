@@ -149,9 +149,9 @@ bool encode(const std::vector<double>& values, const std::string& dtype, std::st
       put(bytes, i, toBf16(f));
     else if (dtype == "f16")
       put(bytes, i, toF16(f));
-    else if (dtype == "fp8e4m3" || dtype == "e4m3")
+    else if (dtype == "fp8e4m3" || dtype == "f8e4m3" || dtype == "e4m3")
       put(bytes, i, toFp8(f, 4, 3));
-    else if (dtype == "fp8e5m2" || dtype == "e5m2")
+    else if (dtype == "fp8e5m2" || dtype == "f8e5m2" || dtype == "e5m2")
       put(bytes, i, toFp8(f, 5, 2));
     else if (dtype == "i8")
       put(bytes, i, static_cast<std::int8_t>(std::lround(x)));
@@ -182,9 +182,9 @@ bool decode(const std::string& bytes, const std::string& dtype, std::vector<doub
       values[i] = fromBf16(get<std::uint16_t>(bytes, i));
     else if (dtype == "f16")
       values[i] = fromF16(get<std::uint16_t>(bytes, i));
-    else if (dtype == "fp8e4m3" || dtype == "e4m3")
+    else if (dtype == "fp8e4m3" || dtype == "f8e4m3" || dtype == "e4m3")
       values[i] = fromFp8(get<std::uint8_t>(bytes, i), 4, 3);
-    else if (dtype == "fp8e5m2" || dtype == "e5m2")
+    else if (dtype == "fp8e5m2" || dtype == "f8e5m2" || dtype == "e5m2")
       values[i] = fromFp8(get<std::uint8_t>(bytes, i), 5, 2);
     else if (dtype == "i8")
       values[i] = get<std::int8_t>(bytes, i);

@@ -9,6 +9,10 @@
 #include "Cluster.h"
 
 #include "Instances.h"
+#include "Reporter.h"
+#include "cake/Registry/Registry.h"
+#include "cake/Sema/RuntimeBound.h"
+#include "cake/Verify/ClusterTrace.h"
 
 #include <algorithm>
 #include <map>
@@ -144,8 +148,12 @@ public:
         m_roles(ctx.program.roles.size()), m_leaderStmts(leaderOnlyStmts(ctx.module)) {}
 
   void run();
+  /// Records the schedule into `trace` (traceCluster).
+  void setTrace(ClusterTrace* trace) { m_trace = trace; }
 
 private:
+  void record(ClusterEvent::Kind kind, std::size_t a, const Step& s, std::int64_t target,
+              std::string barrier, std::int64_t amount, std::uint64_t start);
   std::size_t agentIndex(std::int64_t cta, std::size_t stream) const {
     return std::size_t(cta) * m_roles + stream;
   }
@@ -200,7 +208,27 @@ private:
   std::set<std::size_t> m_reportedRace;
   bool m_reportedInit = false;
   std::uint64_t m_round = 0;
+  ClusterTrace* m_trace = nullptr;
 };
+
+void ClusterModel::record(ClusterEvent::Kind kind, std::size_t a, const Step& s,
+                          std::int64_t target, std::string barrier, std::int64_t amount,
+                          std::uint64_t start) {
+  if (!m_trace)
+    return;
+  ClusterEvent e;
+  e.kind = kind;
+  e.cta = m_agents[a].cta;
+  e.role = m_ctx.program.roles[m_agents[a].stream].role;
+  e.op = s.op;
+  e.time = m_round;
+  e.start = start;
+  e.target = target;
+  e.barrier = std::move(barrier);
+  e.amount = amount;
+  e.context = m_ctx.context(s);
+  m_trace->events.push_back(std::move(e));
+}
 
 std::pair<int, std::size_t> ClusterModel::syncKey(const Step& s, const reg::EffectDef& e) const {
   const StepOperand* so = operandOf(s, e);
@@ -260,6 +288,8 @@ void ClusterModel::signal(std::size_t a, const Step& s, std::int64_t target, std
       m_ctx.brokenBarriers.insert(barrier);
     }
     m_remote[std::size_t(target)].push_back({a, ag.clock[a], &s, barrier});
+    record(bytes > 0 ? ClusterEvent::Kind::Delivery : ClusterEvent::Kind::Remote, a, s, target,
+           m_ctx.element(barrier, el), bytes > 0 ? bytes : arrivals, m_round);
   }
   if (!es->initialized)
     return;
@@ -282,6 +312,8 @@ void ClusterModel::signal(std::size_t a, const Step& s, std::int64_t target, std
     es->arrivedThisPhase = 0;
     es->phaseExpected = 0;
     es->phaseDelivered.clear();
+    record(ClusterEvent::Kind::PhaseDone, a, s, target, m_ctx.element(barrier, el), es->phase,
+           m_round);
     ++es->phase;
   }
 }
@@ -370,6 +402,23 @@ bool ClusterModel::tryStep(std::size_t a) {
   }
   ++ag.clock[a];
   ++ag.pc;
+  if (m_trace) {
+    // What the step waited for: its barrier element, or the rendezvous it joined.
+    std::string what;
+    for (const reg::EffectDef& e : op.primitive->effects) {
+      const StepOperand* so = operandOf(s, e);
+      if (e.kind == reg::EffectKind::Wait && so && so->entity == sema::EntityKind::MBarrier &&
+          so->element >= 0)
+        what = m_ctx.element(so->entityIndex, so->element);
+      else if (e.kind == reg::EffectKind::Sync && (e.operandIndex || e.syncScope != "role")) {
+        auto key = syncKey(s, e);
+        what = key.first == 2   ? std::string("cluster")
+               : key.first == 1 ? m_model.barriers[key.second].name
+                                : std::string("cta");
+      }
+    }
+    record(ClusterEvent::Kind::Step, a, s, -1, what, 0, ag.blocked ? ag.blockedSince : m_round);
+  }
   if (!issues)
     return true;
   for (const reg::EffectDef& e : op.primitive->effects) {
@@ -897,3 +946,47 @@ void checkCluster(Context& ctx) {
 }
 
 } // namespace cake::verify::detail
+
+namespace cake::verify {
+
+ClusterTrace traceCluster(const ir::Module& module, const sema::KernelModel& model,
+                          const VerifyOptions& options) {
+  ClusterTrace trace;
+  std::int64_t n = detail::clusterSize(model);
+  if (!module.kernel || n <= 1 || n > 16)
+    return trace;
+  const std::int64_t primary = model.grid && !model.grid->persistent ? sema::primaryTile(model) : 0;
+  detail::Program program =
+      detail::unroll(module, model, options.maxSteps, options.tileCap, primary);
+  if (program.boundReached || program.roles.empty())
+    return trace;
+  // The model reports into a throwaway engine: verify() already reported its findings.
+  static const RuleSet kNoRules;
+  static const reg::Registry kNoRegistry;
+  DiagnosticEngine diags;
+  detail::Reporter reporter(kNoRules, diags, module.sourceMap);
+  VerifyResult result;
+  detail::Context ctx{module, model, kNoRegistry, kNoRules, reporter, program, result, {}};
+  trace.ctas = n;
+  for (const detail::RoleStream& r : program.roles)
+    trace.roles.push_back(r.role);
+  detail::ClusterModel m(ctx);
+  m.setTrace(&trace);
+  m.run();
+  for (const ClusterEvent& e : trace.events)
+    trace.rounds = std::max(trace.rounds, e.time + 1);
+  // Agents whose program did not end: the last step each executed tells where they stopped.
+  std::vector<std::size_t> steps(std::size_t(n) * program.roles.size(), 0);
+  for (const ClusterEvent& e : trace.events)
+    if (e.kind == ClusterEvent::Kind::Step)
+      for (std::size_t i = 0; i < program.roles.size(); ++i)
+        if (program.roles[i].role == e.role)
+          ++steps[std::size_t(e.cta) * program.roles.size() + i];
+  for (std::int64_t c = 0; c < n; ++c)
+    for (std::size_t i = 0; i < program.roles.size(); ++i)
+      if (steps[std::size_t(c) * program.roles.size() + i] < program.roles[i].steps.size())
+        trace.stuck.emplace_back(c, i);
+  return trace;
+}
+
+} // namespace cake::verify

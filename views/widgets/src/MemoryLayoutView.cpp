@@ -74,10 +74,16 @@ public:
     return g;
   }
   int rows() const { return map() ? int(map()->rows.size()) : 0; }
-  double tmemTop() const { return geometry().rowTop(rows()) + 26; }
+  /// The cluster block under the summary: a title and one line per cross-CTA signal.
+  double clusterHeight() const {
+    const views::MemoryMap* m = map();
+    return m && !m->cluster.isEmpty() ? 26.0 + 20.0 * m->cluster.size() : 0.0;
+  }
+  double clusterTop() const { return geometry().rowTop(rows()) + 36; }
+  double tmemTop() const { return geometry().rowTop(rows()) + 26 + clusterHeight(); }
   QSize sizeHint() const override {
     const views::MemoryMap* m = map();
-    int h = int(kAxis + 6 + rows() * 27 + 46);
+    int h = int(kAxis + 6 + rows() * 27 + 46 + clusterHeight());
     if (m && m->hasTmem)
       h += 64;
     return {700, std::max(h, 90)};
@@ -252,8 +258,66 @@ protected:
     double second = std::max(60.0, width() - 16.0);
     p.drawText(QRectF(8, y + 15, second, 16), Qt::AlignLeft | Qt::AlignVCenter,
                sm.elidedText(m->perSmSummary(), Qt::ElideRight, int(second)));
+    // Rows of buffers that multicast copies fill: which CTA ranks receive them.
+    for (int r = 0; r < m->rows.size(); ++r) {
+      const views::MemoryRow& row = m->rows[r];
+      if (row.multicastRanks.isEmpty())
+        continue;
+      QStringList ranks;
+      for (int k : row.multicastRanks)
+        ranks << QString::number(k);
+      QString text = tr("multicast → CTA %1").arg(ranks.join(QStringLiteral(", ")));
+      QFontMetrics bm(uiFont(9, true));
+      QRectF box(g.left + g.width - bm.horizontalAdvance(text) - 12, g.rowTop(r) + 3,
+                 bm.horizontalAdvance(text) + 10, g.rowHeight - 6);
+      p.setPen(QPen(vp.syncOther, 1.2));
+      p.setBrush(vp.plate);
+      p.drawRoundedRect(box, 3, 3);
+      p.setFont(uiFont(9, true));
+      p.setPen(vp.syncOther);
+      p.drawText(box, Qt::AlignCenter, text);
+    }
+    if (!m->cluster.isEmpty())
+      paintCluster(p, *m);
     if (m->hasTmem)
       paintTmem(p, *m);
+  }
+
+  /// The cluster block: one line per signal that reaches other CTAs, with one chip per CTA
+  /// rank (filled: receives it; heavy outline: issues it; every rank issues a remote arrive).
+  void paintCluster(QPainter& p, const views::MemoryMap& m) {
+    const views::ViewPalette& vp = pal(this);
+    double top = clusterTop();
+    p.setFont(uiFont(11, true));
+    p.setPen(vp.text);
+    p.drawText(QRectF(8, top, width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("Cluster %1 (%2 CTAs): signals into other CTAs' shared memory")
+                   .arg(m.clusterShape)
+                   .arg(m.clusterSize));
+    QFontMetrics fm(uiFont(9));
+    for (int i = 0; i < m.cluster.size(); ++i) {
+      const views::ClusterDelivery& d = m.cluster[i];
+      double y = top + 24 + 20.0 * i;
+      double x = 12;
+      QColor fill = d.buffer >= 0 ? vp.buffer(d.buffer) : vp.currentMatch;
+      for (int k = 0; k < m.clusterSize && k < 16; ++k) {
+        QRectF chip(x, y + 2, 22, 14);
+        bool receives = d.ranks.contains(k);
+        bool issues = d.issuer < 0 || d.issuer == k;
+        p.setPen(QPen(issues ? vp.text : vp.border, issues ? 2.0 : 1.0));
+        p.setBrush(receives ? fill : vp.header);
+        p.drawRoundedRect(chip, 2, 2);
+        p.setFont(uiFont(9, issues));
+        p.setPen(vp.text);
+        p.drawText(chip, Qt::AlignCenter, QString::number(k));
+        x += 26;
+      }
+      p.setFont(uiFont(10));
+      p.setPen(vp.text);
+      double w = std::max(60.0, width() - x - 16);
+      p.drawText(QRectF(x + 6, y, w, 18), Qt::AlignLeft | Qt::AlignVCenter,
+                 fm.elidedText(d.text(), Qt::ElideRight, int(w)));
+    }
   }
 
   void paintTmem(QPainter& p, const views::MemoryMap& m) {

@@ -539,8 +539,11 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
   m_axisBox->setMinimumContentsLength(8);
   m_axisBox->addItem(tr("predicted µs"), int(Axis::Time));
   m_axisBox->addItem(tr("logical steps"), int(Axis::Steps));
-  m_axisBox->setToolTip(tr("x axis: the cost model's predicted time of one CTA (busiest SM), or "
-                           "the verifier's logical steps"));
+  m_axisBox->addItem(tr("cluster (all CTAs)"), int(Axis::Cluster));
+  m_axisBox->setToolTip(
+      tr("x axis: the cost model's predicted time of one CTA (busiest SM), "
+         "the verifier's logical steps, or the rounds of the cluster-wide "
+         "simulation (lanes per CTA x role, multicast and remote-arrive arrows)"));
   connect(m_axisBox, &QComboBox::activated, this,
           [this](int index) { setAxis(Axis(m_axisBox->itemData(index).toInt())); });
   bar->addWidget(m_axisBox);
@@ -580,6 +583,9 @@ TimelineView::TimelineView(views::SelectionModel* selection, QWidget* parent)
 const views::TimelineData* TimelineView::data() const {
   if (m_axis == Axis::Time && m_timeData)
     return m_timeData.get();
+  if (m_axis == Axis::Cluster && m_snapshot && m_snapshot->views &&
+      !m_snapshot->views->clusterTimeline.lanes.isEmpty())
+    return &m_snapshot->views->clusterTimeline;
   return m_snapshot && m_snapshot->views ? &m_snapshot->views->timeline : nullptr;
 }
 
@@ -639,7 +645,7 @@ void TimelineView::setAxis(Axis axis) {
     return;
   const views::TimelineData* before = data();
   m_axis = axis;
-  m_axisBox->setCurrentIndex(axis == Axis::Time ? 0 : 1);
+  m_axisBox->setCurrentIndex(m_axisBox->findData(int(axis)));
   if (before != data()) {
     m_canvas->areaFrom = m_canvas->areaTo = std::nan("");
     m_canvas->initialRange();
@@ -710,6 +716,16 @@ void TimelineView::updateStatus() {
     s += tr(" · %1 finding mark(s)").arg(d->findings.size());
   if (m_axis == Axis::Time && !d->inTime())
     s = tr("no predicted time (no cost estimate): logical steps · ") + s;
+  if (m_axis == Axis::Cluster) {
+    if (d == &m_snapshot->views->clusterTimeline)
+      s = tr("cluster: %1 lanes (CTA x role) · %2 rounds · %3 cross-CTA arrow(s) · %4")
+              .arg(d->lanes.size())
+              .arg(d->endTime)
+              .arg(d->flows.size())
+              .arg(d->note);
+    else
+      s = tr("no thread-block cluster: one CTA · ") + s;
+  }
   if (m_canvas->hasArea())
     s = areaReadout() + QStringLiteral(" · ") + s;
   m_status->setText(s);

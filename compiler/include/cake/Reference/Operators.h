@@ -14,6 +14,14 @@ namespace cake::ref {
 void gemmNT(std::span<const double> a, std::span<const double> b, std::span<double> c,
             std::int64_t m, std::int64_t n, std::int64_t k);
 
+/// Block-scaled GEMM (DeepGEMM's FP8 GEMM with fine-grained scaling): K in `kb` blocks of
+/// k / kb channels, N in `nb` blocks of n / nb; C[m, n] = sum over blocks q of
+/// sa[m, q] * sb[n / (n / nb), q] * sum_{k in block q} A[m, k] * B[n, k]. sa is [M, kb], sb
+/// [nb, kb]; C is overwritten. kb must divide k and nb must divide n.
+void gemmBlockScaled(std::span<const double> a, std::span<const double> b,
+                     std::span<const double> sa, std::span<const double> sb, std::span<double> c,
+                     std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t kb,
+                     std::int64_t nb);
 /// Exact (erf) GELU: x * Phi(x).
 double gelu(double x);
 

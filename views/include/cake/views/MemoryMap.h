@@ -45,6 +45,7 @@ struct MemoryRow {
   QString label;  ///< "a_s"
   QString detail; ///< "bf16[128, 64] × 4 stages · swizzle 128B"
   int buffer = -1; ///< -1 for the pool summary row
+  QVector<int> multicastRanks; ///< CTA ranks a multicast copy writes this buffer in (cluster)
 };
 
 struct TmemRegion {
@@ -52,6 +53,25 @@ struct TmemRegion {
   int buffer = -1;
   qint64 colBegin = 0, colEnd = 0;
   QString detail;
+};
+
+/// A signal of a thread-block cluster that reaches other CTAs' shared memory: a multicast copy
+/// (`tma.load … multicast=MASK`: the lowest rank of the mask issues it, every CTA of the mask
+/// receives the tile and its bytes on its own barrier) or a remote arrival
+/// (`mbarrier.arrive … cta_mask=MASK`: every CTA arrives on the barrier of each CTA of the mask).
+struct ClusterDelivery {
+  enum class Kind : quint8 { Multicast, RemoteArrive };
+  Kind kind = Kind::Multicast;
+  QString target;  ///< the buffer (multicast) or the barrier (remote arrive) it writes
+  int buffer = -1; ///< multicast: the shared-memory buffer (KernelModel index)
+  QString barrier; ///< the mbarrier that receives the bytes or the arrivals
+  QString role;    ///< the issuing role
+  qint64 mask = 0;
+  QVector<int> ranks; ///< receiving CTA ranks
+  int issuer = -1;    ///< multicast: the issuing rank; -1: every CTA issues (remote arrive)
+  int line = 0;       ///< 1-based source line of the operation
+  /// "b_s: multicast from CTA 0 into CTAs 0, 1 (tma.load, line 83; bytes on full)".
+  QString text() const;
 };
 
 struct MemoryMap {
@@ -71,6 +91,11 @@ struct MemoryMap {
   QVector<MemoryRow> rows;  ///< one per shared-memory buffer, then the pool summary row
   QVector<MemoryRegion> regions;
   QVector<MemoryOverlap> overlaps;
+  /// Thread-block cluster: its CTAs (1 without a cluster), shape, and the signals that
+  /// reach other CTAs (multicast buffers and remote barriers, in program order).
+  int clusterSize = 1;
+  QString clusterShape; ///< "2x1x1"
+  QVector<ClusterDelivery> cluster;
   bool hasTmem = false;
   qint64 tmemLimit = 0; ///< columns
   QVector<TmemRegion> tmem;

@@ -51,6 +51,9 @@ struct ViewData {
   GraphDescription graph;
   MemoryMap memory;
   TimelineData timeline;
+  /// Kernels with a thread-block cluster: every CTA x role of one cluster (ClusterTimeline.h);
+  /// no lanes otherwise.
+  TimelineData clusterTimeline;
   std::shared_ptr<const SymbolIndex> symbols; ///< names and their definitions
   qint64 buildMs = 0;
 };

@@ -33,8 +33,10 @@ public:
   /// The cost estimate of the shown check: its timeline in predicted time (the time axis).
   /// An estimate of another check is ignored.
   void setCost(const views::CostSnapshotPtr& cost);
-  /// The x axis: predicted time (the default once an estimate is there) or logical steps.
-  enum class Axis { Time, Steps };
+  /// The x axis: predicted time (the default once an estimate is there) or logical steps of
+  /// one CTA, or the rounds of the cluster-wide simulation (every CTA x role of one cluster,
+  /// multicast deliveries and remote arrivals as arrows; one CTA's steps without a cluster).
+  enum class Axis { Time, Steps, Cluster };
   void setAxis(Axis axis);
   Axis axis() const { return m_axis; }
   /// Whether the predicted time axis is available (an estimate of the shown check).
