@@ -215,6 +215,27 @@ private Q_SLOTS:
     QTRY_VERIFY(view.canvas()->transform().m11() < before);
   }
 
+  /// Edge labels placed by the label model (views::placeEdgeLabels) in the real scene: the
+  /// barrier and buffer labels of the Hopper GEMM drawn clear of every node and of each other.
+  void graphEdgeLabelsClearOfNodes() {
+    HopperGraph g;
+    QVERIFY(g.show());
+    auto& [sel, view, snap] = g;
+    int labelled = 0;
+    for (const views::GraphEdge& e : view.graph()->edges)
+      labelled += !e.label.isEmpty();
+    const QVector<QRectF> labels = view.shownEdgeLabels();
+    QVERIFY2(labelled >= 5 && labels.size() * 2 >= labelled,
+             qPrintable(QStringLiteral("%1 of %2").arg(labels.size()).arg(labelled)));
+    for (int i = 0; i < labels.size(); ++i) {
+      for (const views::NodeGeometry& n : view.layout()->nodes)
+        QVERIFY(!labels[i].intersects(n.rect()));
+      for (int j = i + 1; j < labels.size(); ++j)
+        QVERIFY(!labels[i].intersects(labels[j]));
+      QVERIFY(view.scene()->sceneRect().contains(labels[i]));
+    }
+  }
+
   /// The cost overlay: shares of the predicted time from the check's estimate, drawn only on
   /// the graph of that check, and only while the overlay is on.
   void graphCostOverlay() {
