@@ -213,6 +213,21 @@ private Q_SLOTS:
     double before = view.canvas()->transform().m11();
     view.resize(450, 350);
     QTRY_VERIFY(view.canvas()->transform().m11() < before);
+    // The minimap shrinks with the canvas: at most a quarter of its width, a third of its
+    // height (a 1024x640 window's graph dock), and grows back.
+    auto* minimap = view.canvas()->findChild<QWidget*>("graphMinimap");
+    QVERIFY(minimap && minimap->isVisible());
+    const QSize vp = view.canvas()->viewport()->size();
+    QVERIFY2(minimap->width() <= vp.width() / 4 && minimap->height() <= vp.height() / 3,
+             qPrintable(QStringLiteral("%1x%2 in %3x%4")
+                            .arg(minimap->width())
+                            .arg(minimap->height())
+                            .arg(vp.width())
+                            .arg(vp.height())));
+    const int small = minimap->height();
+    view.resize(1400, 1000);
+    QTRY_VERIFY(minimap->height() > small);
+    QVERIFY(minimap->height() <= 154 && minimap->width() <= 194);
   }
 
   /// Edge labels placed by the label model (views::placeEdgeLabels) in the real scene: the

@@ -8,6 +8,7 @@
 #include <QGraphicsView>
 #include <QMouseEvent>
 #include <QPainter>
+#include <algorithm>
 
 namespace cake::widgets {
 
@@ -21,8 +22,20 @@ GraphMinimap::GraphMinimap(QGraphicsView* canvas, QWidget* parent)
 void GraphMinimap::setImage(const QImage& image, const QRectF& sceneRect) {
   m_image = image;
   m_sceneRect = sceneRect;
-  setFixedSize(image.isNull() ? QSize(0, 0) : image.size() + QSize(4, 4));
   setVisible(!image.isNull());
+  fitInto(m_extent);
+}
+
+void GraphMinimap::fitInto(const QSize& extent) {
+  m_extent = extent;
+  if (m_image.isNull()) {
+    setFixedSize(0, 0);
+    return;
+  }
+  double s = std::min(
+      {1.0, (extent.width() - 4.0) / m_image.width(), (extent.height() - 4.0) / m_image.height()});
+  QSize size = (QSizeF(m_image.size()) * std::max(0.0, s)).toSize().expandedTo(QSize(8, 8));
+  setFixedSize(size + QSize(4, 4));
   update();
 }
 
@@ -43,7 +56,8 @@ void GraphMinimap::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), pal.plate);
   p.setPen(pal.headerEdge);
   p.drawRect(rect().adjusted(0, 0, -1, -1));
-  p.drawImage(QPointF(2, 2), m_image);
+  p.setRenderHint(QPainter::SmoothPixmapTransform);
+  p.drawImage(QRectF(2, 2, width() - 4, height() - 4), m_image);
   QRectF visible = m_canvas->mapToScene(m_canvas->viewport()->rect()).boundingRect();
   QRectF frame = toMap(visible).intersected(QRectF(rect()).adjusted(1, 1, -1, -1));
   p.setPen(QPen(pal.selection, 1.5));

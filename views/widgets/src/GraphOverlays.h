@@ -15,6 +15,9 @@ public:
   GraphMinimap(QGraphicsView* canvas, QWidget* parent);
   /// The picture (renderGraphMinimap) and the scene rectangle it shows; a null image hides it.
   void setImage(const QImage& image, const QRectF& sceneRect);
+  /// Fits the minimap into `extent` (the picture scaled down, never up, aspect kept): on a
+  /// small canvas (a 1024x640 screen) it must not cover the graph it maps.
+  void fitInto(const QSize& extent);
 
 protected:
   void paintEvent(QPaintEvent*) override;
@@ -27,6 +30,7 @@ private:
   QGraphicsView* m_canvas;
   QImage m_image;
   QRectF m_sceneRect;
+  QSize m_extent{190, 150};
 };
 
 /// What the line styles, outlines and hatching mean.

@@ -462,6 +462,8 @@ void GraphView::placeOverlays() {
   // Bottom left, and only where it leaves room for the graph (the Legend button toggles it).
   m_legend->move(vp.left() + 8, vp.bottom() - m_legend->height() - 8);
   m_legend->setVisible(m_showLegend && vp.width() >= 760 && vp.height() >= 360);
+  // At most a quarter of the canvas' width and a third of its height.
+  m_minimap->fitInto(QSize(std::min(194, vp.width() / 4), std::min(154, vp.height() / 3)));
   m_minimap->move(vp.right() - m_minimap->width() - 8, vp.bottom() - m_minimap->height() - 8);
   m_legend->raise();
   m_minimap->raise();
