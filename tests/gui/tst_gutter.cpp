@@ -9,7 +9,9 @@
 #include "cake/widgets/CodeEditor.h"
 
 #include <QAction>
+#include <QHelpEvent>
 #include <QTextBlock>
+#include <QToolTip>
 #include <QtTest>
 #include <cmath>
 
@@ -201,6 +203,89 @@ private Q_SLOTS:
     QVERIFY2(hot.red() > hot.blue() + 60, qPrintable(hot.name()));
     if (QByteArray dir = qgetenv("CAKE_TEST_SHOTS"); !dir.isEmpty())
       QVERIFY(img.save(QDir(QString::fromUtf8(dir)).filePath("gutter-hopper.png")));
+  }
+
+  /// The header row names each shown column and says its unit and scope in a tool tip.
+  void headerNamesTheColumns_data() {
+    QTest::addColumn<unsigned>("column");
+    QTest::addColumn<QString>("title");
+    QTest::addColumn<QStringList>("tip");
+    QTest::newRow("time share") << unsigned(views::GutterTimeShare) << "time"
+                                << QStringList{"(%)", "predicted time", "whole kernel"};
+    QTest::newRow("bank ways") << unsigned(views::GutterBankWays) << "bank"
+                               << QStringList{"(×)", "per warp", "conflict-free"};
+    QTest::newRow("instructions") << unsigned(views::GutterInstructions) << "PTX"
+                                  << QStringList{"PTX instructions", "one thread", "static"};
+    QTest::newRow("heat strip") << unsigned(views::GutterHeatStrip) << ""
+                                << QStringList{"time share", "hottest line"};
+    QTest::newRow("line numbers") << unsigned(views::GutterLineNumbers) << "line"
+                                  << QStringList{"line number", "finding"};
+  }
+  void headerNamesTheColumns() {
+    QFETCH(unsigned, column);
+    QFETCH(QString, title);
+    QFETCH(QStringList, tip);
+    const auto col = views::GutterColumn(column);
+    auto snap = test::corpusSnapshot(kHopper);
+    // Every column has a value on some line (the tables as the cost and lowering jobs make them).
+    views::GutterMetrics metrics;
+    metrics.shares = {{72, 0.5}, {60, 0.125}};
+    metrics.maxShare = 0.5;
+    metrics.bankWays = {{72, 4}, {60, 1}};
+    metrics.instructions = {{72, 137}, {60, 3}};
+    metrics.instructionKind = QStringLiteral("PTX");
+    widgets::CodeEditor editor;
+    editor.resize(900, 500);
+    editor.setPlainText(snap->text);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    // Line numbers alone need no header: the text starts at the top.
+    QCOMPARE(editor.gutterHeaderHeight(), 0);
+    QVERIFY(!editor.gutterHeader()->isVisible());
+    const int textTop = editor.viewport()->geometry().top();
+    editor.setGutterMetrics(metrics);
+    editor.setGutterColumns(views::GutterAllColumns);
+    const int h = editor.gutterHeaderHeight();
+    QVERIFY(h > 0 && editor.gutterHeader()->isVisible());
+    QCOMPARE(editor.viewport()->geometry().top(), textTop + h);
+    QCOMPARE(editor.gutterHeader()->geometry().top(), textTop);
+
+    QRect r = editor.gutterColumnRect(col);
+    QVERIFY(!r.isEmpty());
+    QCOMPARE(editor.gutterColumnAt(r.center().x()), col);
+    QCOMPARE(views::gutterColumnTitle(col, editor.gutterMetrics()), title);
+    // The name fits its column (right-aligned, 4 from the edge, like the values).
+    QVERIFY(QFontMetrics(editor.gutterHeader()->font()).horizontalAdvance(title) <= r.width() - 4);
+    if (!title.isEmpty()) {
+      // Drawn: text pixels in the column's part of the header.
+      QImage img = editor.gutterHeader()->grab().toImage();
+      const QRgb background = img.pixel(r.left(), 1);
+      int ink = 0;
+      for (int x = r.left(); x <= r.right(); ++x)
+        for (int y = 0; y < h - 1; ++y)
+          ink += img.pixel(x, y) != background;
+      QVERIFY2(ink > 5, qPrintable(QString::number(ink)));
+    }
+    // The tool tip over the column's header names its unit and scope.
+    QPoint at(r.center().x(), h / 2);
+    QHelpEvent help(QEvent::ToolTip, at, editor.gutterHeader()->mapToGlobal(at));
+    QCoreApplication::sendEvent(editor.gutterHeader(), &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    for (const QString& word : tip)
+      QVERIFY2(QToolTip::text().contains(word), qPrintable(QToolTip::text()));
+    QToolTip::hideText();
+
+    // Turned off, the column leaves the header; with no optional column the header goes.
+    if (column & views::GutterAllColumns) {
+      editor.setGutterColumns(views::GutterAllColumns & ~column);
+      QVERIFY(editor.gutterColumnRect(col).isEmpty());
+      QVERIFY(editor.gutterColumnAt(r.center().x()) != col);
+    }
+    editor.setGutterColumns(0);
+    QCOMPARE(editor.gutterHeaderHeight(), 0);
+    QVERIFY(!editor.gutterHeader()->isVisible());
+    QCOMPARE(editor.viewport()->geometry().top(), textTop);
+    QCOMPARE(editor.gutterColumnAt(-1), views::GutterColumn(0));
   }
 };
 

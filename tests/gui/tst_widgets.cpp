@@ -213,6 +213,42 @@ private Q_SLOTS:
     double before = view.canvas()->transform().m11();
     view.resize(450, 350);
     QTRY_VERIFY(view.canvas()->transform().m11() < before);
+    // The minimap shrinks with the canvas: at most a quarter of its width, a third of its
+    // height (a 1024x640 window's graph dock), and grows back.
+    auto* minimap = view.canvas()->findChild<QWidget*>("graphMinimap");
+    QVERIFY(minimap && minimap->isVisible());
+    const QSize vp = view.canvas()->viewport()->size();
+    QVERIFY2(minimap->width() <= vp.width() / 4 && minimap->height() <= vp.height() / 3,
+             qPrintable(QStringLiteral("%1x%2 in %3x%4")
+                            .arg(minimap->width())
+                            .arg(minimap->height())
+                            .arg(vp.width())
+                            .arg(vp.height())));
+    const int small = minimap->height();
+    view.resize(1400, 1000);
+    QTRY_VERIFY(minimap->height() > small);
+    QVERIFY(minimap->height() <= 154 && minimap->width() <= 194);
+  }
+
+  /// Edge labels placed by the label model (views::placeEdgeLabels) in the real scene: the
+  /// barrier and buffer labels of the Hopper GEMM drawn clear of every node and of each other.
+  void graphEdgeLabelsClearOfNodes() {
+    HopperGraph g;
+    QVERIFY(g.show());
+    auto& [sel, view, snap] = g;
+    int labelled = 0;
+    for (const views::GraphEdge& e : view.graph()->edges)
+      labelled += !e.label.isEmpty();
+    const QVector<QRectF> labels = view.shownEdgeLabels();
+    QVERIFY2(labelled >= 5 && labels.size() * 2 >= labelled,
+             qPrintable(QStringLiteral("%1 of %2").arg(labels.size()).arg(labelled)));
+    for (int i = 0; i < labels.size(); ++i) {
+      for (const views::NodeGeometry& n : view.layout()->nodes)
+        QVERIFY(!labels[i].intersects(n.rect()));
+      for (int j = i + 1; j < labels.size(); ++j)
+        QVERIFY(!labels[i].intersects(labels[j]));
+      QVERIFY(view.scene()->sceneRect().contains(labels[i]));
+    }
   }
 
   /// The cost overlay: shares of the predicted time from the check's estimate, drawn only on

@@ -438,7 +438,19 @@ private Q_SLOTS:
                  which);
       for (QColor edge : {p->edgeData, p->edgeRendezvous, p->syncTx, p->syncCommit, p->syncOther})
         QVERIFY2(contrast(edge, p->canvas) >= 3.0, which);
+      // Edge labels in a shade of their edge's ink on a plate over the canvas; the cost share
+      // on every node fill (GraphItems.cpp paints both).
+      for (QColor ink : {p->edgeData, p->edgeRendezvous, p->syncTx, p->syncCommit, p->syncOther})
+        QVERIFY2(contrast(p->labelText(ink), p->canvas) >= 4.5, which);
+      for (int role = -1; role < 6; ++role)
+        QVERIFY2(contrast(p->costText(), p->role(role)) >= 4.5, which);
+      QVERIFY2(contrast(p->costText(), p->selectionFill) >= 4.5, which);
+      QCOMPARE(views::ViewPalette::tint(p->selection, 30).alpha(), 30);
+      QCOMPARE(views::ViewPalette::tint(p->selection, 30).rgb(), p->selection.rgb());
     }
+    // The editor's severity colours are the light palette's (one source).
+    for (int s = 0; s < 3; ++s)
+      QCOMPARE(views::severityColor(s), views::ViewPalette::light().severity(s));
     // The variants differ where it matters.
     QVERIFY(views::ViewPalette::light().canvas != views::ViewPalette::darkPalette().canvas);
     QVERIFY(views::ViewPalette::light().role(0) != views::ViewPalette::darkPalette().role(0));

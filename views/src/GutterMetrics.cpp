@@ -88,6 +88,52 @@ QString GutterMetrics::cell(int line, GutterColumn column) const {
   }
 }
 
+QString gutterColumnTitle(GutterColumn column, const GutterMetrics& metrics) {
+  switch (column) {
+  case GutterTimeShare:
+    return QStringLiteral("time");
+  case GutterBankWays:
+    return QStringLiteral("bank");
+  case GutterInstructions:
+    return metrics.instructionKind.isEmpty() ? QStringLiteral("insn") : metrics.instructionKind;
+  case GutterLineNumbers:
+    return QStringLiteral("line");
+  default:
+    return {};
+  }
+}
+
+QString gutterColumnToolTip(GutterColumn column, const GutterMetrics& metrics) {
+  switch (column) {
+  case GutterTimeShare:
+    return QStringLiteral(
+        "<b>Time share</b> (%): the line's share of the kernel's predicted time, from the cost "
+        "model — its operations' pipe time plus the waiting they cause on the critical role. "
+        "Scope: the whole kernel; the lines add up to 100%.");
+  case GutterBankWays:
+    return QStringLiteral(
+        "<b>Bank-conflict ways</b> (×): the worst n-way shared-memory bank conflict of the "
+        "line's accesses, per warp access phase (the verifier's bank model; 1× is "
+        "conflict-free). Blank: no modelled shared-memory access.");
+  case GutterInstructions: {
+    QString kind =
+        metrics.instructionKind.isEmpty() ? QStringLiteral("PTX or SASS") : metrics.instructionKind;
+    return QStringLiteral("<b>%1 instructions</b> (count): the %1 instructions lowered from the "
+                          "line, found through the line info of the lowered code. Scope: one "
+                          "thread's program, static (a loop body counts once).")
+        .arg(kind);
+  }
+  case GutterHeatStrip:
+    return QStringLiteral("<b>Heat strip</b>: the line's time share relative to the hottest "
+                          "line (the most saturated is the hottest).");
+  case GutterLineNumbers:
+    return QStringLiteral("<b>Line</b>: the IR line number; a dot marks the most severe finding "
+                          "on the line (hover it for the messages).");
+  default:
+    return {};
+  }
+}
+
 QString GutterMetrics::tooltip(int line) const {
   LineMetric m = at(line);
   QStringList parts;

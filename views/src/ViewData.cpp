@@ -3,6 +3,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/views/ViewData.h"
 #include "cake/views/ClusterTimeline.h"
+#include "cake/views/ViewPalette.h"
 
 #include "cake/IR/Printer.h"
 
@@ -130,9 +131,7 @@ ViewDataPtr buildViewData(const driver::CheckResult& r) {
 }
 
 QColor severityColor(int severity) {
-  return severity == 0   ? QColor(0xd0, 0x30, 0x30)
-         : severity == 1 ? QColor(0xc0, 0x70, 0x00)
-                         : QColor(0x30, 0x80, 0xc0);
+  return ViewPalette::light().severity(severity);
 }
 
 } // namespace cake::views

@@ -158,6 +158,31 @@ QColor ViewPalette::opFamily(const QString& name) const {
   return dark ? c.darker(250) : c;
 }
 
+QColor ViewPalette::roleClusterBorder(int r) const {
+  return dark ? role(r).lighter(160) : role(r).darker(135);
+}
+
+QColor ViewPalette::roleClusterFill(int r) const {
+  return dark ? role(r).darker(125) : role(r).lighter(112);
+}
+
+QColor ViewPalette::labelOutline(const QColor& ink) const {
+  return dark ? ink.darker(150) : ink.lighter(150);
+}
+
+QColor ViewPalette::labelText(const QColor& ink) const {
+  return dark ? ink.lighter(125) : ink.darker(125);
+}
+
+QColor ViewPalette::costText() const {
+  return dark ? cost : cost.darker(150);
+}
+
+QColor ViewPalette::tint(QColor c, int alpha) {
+  c.setAlpha(alpha);
+  return c;
+}
+
 const ViewPalette& ViewPalette::light() {
   static const ViewPalette p = makeLight();
   return p;

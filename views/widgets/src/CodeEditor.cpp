@@ -7,6 +7,7 @@
 #include "cake/views/Completion.h"
 #include "cake/views/SelectionModel.h"
 #include "cake/views/SymbolIndex.h"
+#include "cake/views/ViewPalette.h"
 
 #include <QAbstractItemView>
 #include <QAction>
@@ -41,6 +42,47 @@ private:
   CodeEditor* m_editor;
 };
 
+/// The header row over the gutter: a column's name, its unit and scope as the tool tip.
+class GutterHeader : public QWidget {
+public:
+  explicit GutterHeader(CodeEditor* editor) : QWidget(editor), m_editor(editor) {
+    setObjectName(QStringLiteral("gutterHeader"));
+    hide();
+  }
+
+protected:
+  void paintEvent(QPaintEvent* event) override { m_editor->paintGutterHeader(event); }
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::ToolTip) {
+      auto* help = static_cast<QHelpEvent*>(e);
+      views::GutterColumn column = m_editor->gutterColumnAt(help->pos().x());
+      QString tip =
+          column ? views::gutterColumnToolTip(column, m_editor->gutterMetrics()) : QString();
+      if (tip.isEmpty())
+        QToolTip::hideText();
+      else
+        QToolTip::showText(help->globalPos(), tip, this);
+      return true;
+    }
+    return QWidget::event(e);
+  }
+  void contextMenuEvent(QContextMenuEvent* event) override {
+    m_editor->gutterContextMenu(event->globalPos());
+  }
+
+private:
+  CodeEditor* m_editor;
+};
+
+/// The header's font: the editor's, a little smaller, so that names fit the value columns.
+QFont headerFont(const QFont& editorFont) {
+  QFont f = editorFont;
+  if (f.pointSizeF() > 0)
+    f.setPointSizeF(f.pointSizeF() * 0.85);
+  else
+    f.setPixelSize(std::max(8, f.pixelSize() * 85 / 100));
+  return f;
+}
 
 bool inside(const CodeEditor::Mark& m, int line, int column) {
   return (line > m.line || (line == m.line && column >= m.column)) &&
@@ -49,18 +91,17 @@ bool inside(const CodeEditor::Mark& m, int line, int column) {
 } // namespace
 
 CodeEditor::CodeEditor(QWidget* parent)
-    : QPlainTextEdit(parent), m_gutter(new Gutter(this)), m_completer(new QCompleter(this)),
-      m_completions(new QStringListModel(this)) {
+    : QPlainTextEdit(parent), m_gutter(new Gutter(this)), m_header(new GutterHeader(this)),
+      m_completer(new QCompleter(this)), m_completions(new QStringListModel(this)) {
   setObjectName(QStringLiteral("irEditor"));
   QFont mono(QStringLiteral("monospace"));
   mono.setStyleHint(QFont::TypeWriter);
   setFont(mono);
   setLineWrapMode(QPlainTextEdit::NoWrap);
   setMouseTracking(true);
-  connect(this, &QPlainTextEdit::blockCountChanged, this,
-          [this] { setViewportMargins(gutterWidth(), 0, 0, 0); });
+  connect(this, &QPlainTextEdit::blockCountChanged, this, [this] { updateGutterGeometry(); });
   connect(this, &QPlainTextEdit::updateRequest, this, &CodeEditor::updateGutter);
-  setViewportMargins(gutterWidth(), 0, 0, 0);
+  updateGutterGeometry();
 
   m_completer->setModel(m_completions);
   m_completer->setWidget(this);
@@ -132,26 +173,81 @@ QRect CodeEditor::gutterColumnRect(views::GutterColumn column) const {
         most = qMax(most, n);
       chars = qMax(2, int(QString::number(most).size()));
     }
-    int w = charW * chars + 4;
+    // Wide enough for the value and for the header's name of the column.
+    int w = std::max(
+        charW * chars + 4,
+        QFontMetrics(headerFont(font())).horizontalAdvance(views::gutterColumnTitle(c, g)) + 6);
     if (c == column)
       return QRect(x, 0, w, 1);
     x += w;
+  }
+  if (column == views::GutterLineNumbers) {
+    int digits = QString::number(qMax(1, blockCount())).size();
+    return QRect(x, 0, 18 + charW * qMax(3, digits), 1);
   }
   return column == views::GutterColumn(0) ? QRect(x, 0, 0, 1) : QRect();
 }
 
 int CodeEditor::gutterWidth() const {
-  int digits = QString::number(qMax(1, blockCount())).size();
-  int lead = gutterColumnRect(views::GutterColumn(0)).x();
-  return lead + 18 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * qMax(3, digits);
+  QRect numbers = gutterColumnRect(views::GutterLineNumbers);
+  return numbers.x() + numbers.width();
+}
+
+views::GutterColumn CodeEditor::gutterColumnAt(int x) const {
+  for (views::GutterColumn c :
+       {views::GutterHeatStrip, views::GutterTimeShare, views::GutterBankWays,
+        views::GutterInstructions, views::GutterLineNumbers}) {
+    QRect r = gutterColumnRect(c);
+    if (!r.isEmpty() && x >= r.left() && x <= r.right())
+      return c;
+  }
+  return views::GutterColumn(0);
+}
+
+int CodeEditor::gutterHeaderHeight() const {
+  // Only the optional columns need naming; a plain gutter of line numbers keeps its old look.
+  if (gutterColumnRect(views::GutterColumn(0)).x() == 0)
+    return 0;
+  return QFontMetrics(headerFont(font())).height() + 4;
+}
+
+void CodeEditor::updateGutterGeometry() {
+  const int header = gutterHeaderHeight();
+  setViewportMargins(gutterWidth(), header, 0, 0);
+  QRect cr = contentsRect();
+  m_gutter->setGeometry(QRect(cr.left(), cr.top() + header, gutterWidth(), cr.height() - header));
+  m_header->setFont(headerFont(font()));
+  m_header->setGeometry(QRect(cr.left(), cr.top(), cr.width(), header));
+  m_header->setVisible(header > 0);
+  m_gutter->update();
+  m_header->update();
+}
+
+void CodeEditor::paintGutterHeader(QPaintEvent* event) {
+  QPainter p(m_header);
+  QColor base = palette().color(QPalette::Base);
+  bool dark = base.lightness() < 128;
+  // The gutter's shade over the gutter, the header strip's over the text, a rule below.
+  p.fillRect(event->rect(), dark ? base.lighter(125) : base.darker(108));
+  p.setPen(palette().color(QPalette::Mid));
+  p.drawLine(0, m_header->height() - 1, m_header->width(), m_header->height() - 1);
+  p.setFont(m_header->font());
+  p.setPen(palette().color(QPalette::PlaceholderText));
+  const int h = m_header->height() - 1;
+  for (views::GutterColumn c : {views::GutterTimeShare, views::GutterBankWays,
+                                views::GutterInstructions, views::GutterLineNumbers}) {
+    QRect r = gutterColumnRect(c);
+    if (r.isEmpty())
+      continue;
+    // Right-aligned like the values below (4 from the column's right edge).
+    p.drawText(QRect(r.x(), 0, r.width() - 4, h), Qt::AlignRight | Qt::AlignVCenter,
+               views::gutterColumnTitle(c, m_metrics));
+  }
 }
 
 void CodeEditor::setGutterMetrics(const views::GutterMetrics& metrics) {
   m_metrics = metrics;
-  setViewportMargins(gutterWidth(), 0, 0, 0);
-  QRect cr = contentsRect();
-  m_gutter->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
-  m_gutter->update();
+  updateGutterGeometry();
 }
 
 void CodeEditor::setGutterColumns(unsigned columns) {
@@ -181,8 +277,7 @@ void CodeEditor::updateGutter(const QRect& rect, int dy) {
 
 void CodeEditor::resizeEvent(QResizeEvent* event) {
   QPlainTextEdit::resizeEvent(event);
-  QRect cr = contentsRect();
-  m_gutter->setGeometry(QRect(cr.left(), cr.top(), gutterWidth(), cr.height()));
+  updateGutterGeometry();
 }
 
 void CodeEditor::paintGutter(QPaintEvent* event) {
@@ -201,8 +296,9 @@ void CodeEditor::paintGutter(QPaintEvent* event) {
   const int lead = gutterColumnRect(views::GutterColumn(0)).x();
   const QRect strip = gutterColumnRect(views::GutterHeatStrip);
   // The heat strip: the time share over the largest line share, from transparent to the
-  // palette's hot colour (one hue in light and dark themes).
-  const QColor hot(220, 60, 30);
+  // cost colour of the graph's cost overlay (ViewPalette).
+  const views::ViewPalette& pal = views::ViewPalette::forPalette(palette());
+  const QColor hot = pal.cost;
   while (block.isValid() && top <= event->rect().bottom()) {
     if (block.isVisible() && bottom >= event->rect().top()) {
       int line = block.blockNumber() + 1;
@@ -224,11 +320,11 @@ void CodeEditor::paintGutter(QPaintEvent* event) {
         // Conflicts (more than 1 way) and the line's time share stand out; the rest is dim.
         bool loud = (col == views::GutterBankWays && m_metrics.bankWays.value(line) > 1) ||
                     (col == views::GutterTimeShare && m_metrics.heat(line) >= 0.5);
-        p.setPen(loud ? (col == views::GutterBankWays ? views::severityColor(1) : hot) : dim);
+        p.setPen(loud ? (col == views::GutterBankWays ? pal.severity(1) : pal.costText()) : dim);
         p.drawText(r.x(), top, r.width() - 4, fontMetrics().height(), Qt::AlignRight, text);
       }
       if (worst.contains(line)) {
-        p.setBrush(views::severityColor(worst[line]));
+        p.setBrush(views::ViewPalette::forPalette(palette()).severity(worst[line]));
         p.setPen(Qt::NoPen);
         int r = qMax(3, fontMetrics().height() / 4);
         p.drawEllipse(QPoint(lead + r + 3, top + fontMetrics().height() / 2), r, r);
@@ -266,7 +362,7 @@ void CodeEditor::setMarks(const QList<Mark>& marks) {
     QTextEdit::ExtraSelection sel;
     sel.cursor = c;
     sel.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
-    sel.format.setUnderlineColor(views::severityColor(m.severity));
+    sel.format.setUnderlineColor(views::ViewPalette::forPalette(palette()).severity(m.severity));
     sel.format.setToolTip(m.message);
     m_markSelections << sel;
   }

@@ -5,6 +5,7 @@
 
 #include "cake/views/SelectionModel.h"
 #include "cake/views/ViewData.h"
+#include "cake/views/ViewPalette.h"
 #include "cake/widgets/GraphView.h"
 
 #include <QFileInfo>
@@ -24,7 +25,19 @@ namespace cake::widgets {
 
 namespace {
 
+// Line backgrounds of the IR diff (light tints; tst_compareshot finds them by colour).
 const QColor kRemovedBg(0xfd, 0xd8, 0xd6), kAddedBg(0xd4, 0xf4, 0xdc), kFillerBg(0xee, 0xee, 0xee);
+
+/// The Compare marks of the shared palette (light or dark after `w`'s palette).
+const views::ViewPalette& marksOf(const QWidget* w) {
+  return views::ViewPalette::forPalette(w->palette());
+}
+
+QColor changeColor(diff::ChangeKind kind, const views::ViewPalette& pal) {
+  return kind == diff::ChangeKind::Added     ? pal.added
+         : kind == diff::ChangeKind::Removed ? pal.removed
+                                             : pal.changed;
+}
 
 QString esc(const std::string& s) {
   return QString::fromStdString(s).toHtmlEscaped();
@@ -96,9 +109,7 @@ QTreeWidgetItem* itemRow(QTreeWidget* tree, const diff::ItemChange& c) {
                      c.lineBefore ? QString::number(c.lineBefore) : QStringLiteral("–"),
                      c.lineAfter ? QString::number(c.lineAfter) : QStringLiteral("–")));
   it->setText(3, QString::fromStdString(c.summary));
-  it->setForeground(0, c.kind == diff::ChangeKind::Added     ? QColor(0x1e, 0x8e, 0x3e)
-                       : c.kind == diff::ChangeKind::Removed ? QColor(0xc5, 0x22, 0x1f)
-                                                             : QColor(0xb0, 0x6a, 0x00));
+  it->setForeground(0, changeColor(c.kind, marksOf(tree)));
   for (const diff::FieldChange& f : c.fields) {
     auto* child = new QTreeWidgetItem(it);
     child->setText(1, QString::fromStdString(f.field));
@@ -274,7 +285,7 @@ void CompareView::setSnapshot(const views::CompareSnapshotPtr& snapshot) {
   for (const diff::FindingChange& f : d.findings) {
     auto* it = new QTreeWidgetItem(m_findings);
     it->setText(0, f.appeared ? tr("+ appeared") : tr("− disappeared"));
-    it->setForeground(0, f.appeared ? QColor(0xc5, 0x22, 0x1f) : QColor(0x1e, 0x8e, 0x3e));
+    it->setForeground(0, f.appeared ? marksOf(m_findings).removed : marksOf(m_findings).added);
     it->setText(1, QString::fromStdString(f.code));
     it->setText(2,
                 QStringLiteral("%1 (line %2)").arg(QString::fromStdString(f.anchor)).arg(f.line));

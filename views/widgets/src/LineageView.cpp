@@ -357,11 +357,18 @@ void LineageView::updateTitle() {
     return;
   }
   const views::Lineage& l = *m_lineage;
-  QString best = l.bestPath.isEmpty() ? tr("no accepted candidate with a time")
-                                      : (l.bestPath.size() == 2 ? tr("best %1 (1 step from %2)")
-                                                                : tr("best %1 (%3 steps from %2)"))
-                                            .arg(l.bestPath.last(), l.bestPath.first())
-                                            .arg(l.bestPath.size() - 1);
+  // One format per count: an .arg() without its %N in the format warns at run time.
+  QString best;
+  if (l.bestPath.isEmpty())
+    best = tr("no accepted candidate with a time");
+  else if (l.bestPath.size() == 1)
+    best = tr("best %1 (the root)").arg(l.bestPath.last());
+  else if (l.bestPath.size() == 2)
+    best = tr("best %1 (1 step from %2)").arg(l.bestPath.last(), l.bestPath.first());
+  else
+    best = tr("best %1 (%3 steps from %2)")
+               .arg(l.bestPath.last(), l.bestPath.first())
+               .arg(l.bestPath.size() - 1);
   if (int b = l.indexOf(l.bestPath.value(l.bestPath.size() - 1)); b >= 0) {
     const views::LineageNode& n = l.nodes[b];
     best += QStringLiteral(", ") +

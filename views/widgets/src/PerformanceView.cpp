@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cake/widgets/PerformanceView.h"
 
+#include "cake/views/ViewPalette.h"
 #include "cake/widgets/Plot.h"
 
 #include <QEvent>
@@ -153,9 +154,10 @@ void PerformanceView::setBaselineDelta(const views::BaselineDeltaPtr& delta) {
         delta +=
             QStringLiteral(" (%1%2%)").arg(x > 0 ? "+" : "").arg(100.0 * x / *q.before, 0, 'f', 1);
       // Lower is better for every metric shown here (time, memory, registers).
+      const views::ViewPalette& pal = views::ViewPalette::forPalette(palette());
       colour = !q.differs() ? QStringLiteral("inherit")
-               : x < 0      ? QStringLiteral("#1e8e3e")
-                            : QStringLiteral("#c5221f");
+               : x < 0      ? pal.added.name()
+                            : pal.removed.name();
     }
     return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td>"
                           "<td align=right style='color:%4'><b>%5</b></td></tr>")

@@ -36,6 +36,8 @@ WorkspaceTree::WorkspaceTree(QWidget* parent)
   });
   // The model fills folders in the background: the open file's row may appear only then.
   connect(m_model, &QFileSystemModel::directoryLoaded, this, [this] { highlight(); });
+  // and its delayed sort moves rows after that: scroll to the open file's new place.
+  connect(m_model, &QAbstractItemModel::layoutChanged, this, [this] { highlight(); });
 }
 
 void WorkspaceTree::setFolder(const QString& dir) {

@@ -20,6 +20,8 @@ enum GutterColumn : unsigned {
   GutterInstructions = 1u << 2, ///< "37": PTX (or SASS) instructions linked to the line
   GutterHeatStrip = 1u << 3,    ///< a strip coloured by the time share
   GutterAllColumns = 0xfu,
+  /// The line numbers and finding dots: always shown, not a toggle; named by the header row.
+  GutterLineNumbers = 1u << 4,
   /// On by default: the strip and the time share (the bank ways and instruction counts cost
   /// width a half-screen window does not have; View > Gutter columns turns them on).
   GutterDefaultColumns = GutterTimeShare | GutterHeatStrip,
@@ -59,6 +61,12 @@ struct GutterMetrics {
   QString tooltip(int line) const;
   bool empty() const { return shares.isEmpty() && bankWays.isEmpty() && instructions.isEmpty(); }
 };
+
+/// The header row over the gutter: a column's short name ("time", "bank", "PTX" or "SASS",
+/// "line"; "" for the heat strip, too narrow for text).
+QString gutterColumnTitle(GutterColumn column, const GutterMetrics& metrics);
+/// The header's tool tip for a column: what it counts, its unit and its scope.
+QString gutterColumnToolTip(GutterColumn column, const GutterMetrics& metrics);
 
 /// The gutter metrics of the newest cost estimate (time shares, bank ways) and the newest PTX
 /// or SASS lowering (instructions). They may come from different checks of the same file (a

@@ -47,6 +47,17 @@ struct ViewPalette {
   QColor conflict(int ways) const;
   /// Timeline block fill by operation family (barrier, copy, MMA, load/store, sync, other).
   QColor opFamily(const QString& primitive) const;
+  /// A role cluster's outline and fill (a shade of role(), away from the canvas).
+  QColor roleClusterBorder(int role) const;
+  QColor roleClusterFill(int role) const;
+  /// A label drawn on a plate in an ink colour (an edge's): the plate's outline and the text,
+  /// shades of the ink that keep their contrast on the plate.
+  QColor labelOutline(const QColor& ink) const;
+  QColor labelText(const QColor& ink) const;
+  /// Text in the cost colour (percentages on nodes, hot gutter cells), readable on fills.
+  QColor costText() const;
+  /// `c` with alpha `alpha` (tints of a mark colour over a canvas).
+  static QColor tint(QColor c, int alpha);
 
   static const ViewPalette& light();
   static const ViewPalette& darkPalette();

@@ -91,8 +91,16 @@ public:
   unsigned gutterColumns() const { return m_columns; }
   /// The checkable actions that toggle the columns (the gutter's context menu; a View menu).
   QList<QAction*> gutterColumnActions() const { return m_columnActions; }
-  /// Where a column is drawn in the gutter (x range; empty when not shown).
+  /// Where a column is drawn in the gutter (x range; empty when not shown). GutterLineNumbers:
+  /// the line numbers and finding dots, to the gutter's right edge.
   QRect gutterColumnRect(views::GutterColumn column) const;
+  /// The header row over the gutter naming each shown column (tool tips: unit and scope);
+  /// shown while an optional column is, 0 high otherwise.
+  QWidget* gutterHeader() const { return m_header; }
+  int gutterHeaderHeight() const;
+  /// The column under x (gutter coordinates), or 0 for none.
+  views::GutterColumn gutterColumnAt(int x) const;
+  void paintGutterHeader(QPaintEvent* event);
 
   int gutterWidth() const;
   void paintGutter(QPaintEvent* event);
@@ -116,7 +124,10 @@ private:
   void refreshExtraSelections();
   bool showHover(QPoint viewportPos, QPoint globalPos, bool gutter);
 
+  void updateGutterGeometry();
+
   QWidget* m_gutter;
+  QWidget* m_header;
   QList<Mark> m_marks;
   QList<QTextEdit::ExtraSelection> m_markSelections;
   views::CheckSnapshotPtr m_snapshot;

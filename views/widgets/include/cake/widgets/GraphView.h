@@ -56,6 +56,9 @@ public:
   int diffMark(int op) const { return int(m_diffOps.value(op)); }
   /// Edges drawn as present on this side only.
   int markedEdges() const;
+  /// Edge labels drawn, in scene coordinates (index-aligned with nothing: one per drawn label;
+  /// labels without a free place are left to the edges' tool tips, views::placeEdgeLabels).
+  QVector<QRectF> shownEdgeLabels() const;
   /// Scrolls to the first operation with a diff mark (program order); false when none.
   bool centerOnFirstMark();
   bool costOverlay() const { return m_costOverlay; }
@@ -115,8 +118,6 @@ protected:
 
 private:
   friend class GraphCanvas;
-  friend class NodeItem;
-  friend class ClusterItem;
   void requestLayout();
   void onLayoutFinished(quint64 job, views::GraphPtr graph, views::GraphLayoutPtr layout);
   void buildScene();
