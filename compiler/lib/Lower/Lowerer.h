@@ -67,6 +67,7 @@ struct Binding {
   bool output = false;
   bool dropQualifier = false; ///< an empty enum value: drop the dotted qualifier holding it
   bool braces = false;        ///< render the operands as a PTX vector `{%a, %b}`
+  bool brackets = false;      ///< render the operand as an address `[%a]` (tcgen05.mma's TMEM A)
   bool dropArgument = false;  ///< an argument this instruction variant does not have
 };
 
@@ -243,6 +244,7 @@ public:
   void opTcgen05Tmem(const sema::OpInfo& op, const ir::Stmt& s, bool alloc);
   void opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s);
   void opTcgen05Ld(const sema::OpInfo& op, const ir::Stmt& s);
+  void opTcgen05St(const sema::OpInfo& op, const ir::Stmt& s);
 
   // ---- helpers for ops ----
   const reg::DefValue& attr(const sema::OpInfo& op, std::string_view name) const;

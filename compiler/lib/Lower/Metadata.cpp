@@ -228,9 +228,10 @@ Metadata derive(const ir::Module& module, const sema::KernelModel& m) {
     e.name = "tmem_base";
     e.kind = "tmem_base";
     e.offset = cursor;
-    e.bytes = 8;
+    // One 32-bit word per buffer, in 8-byte units (sema::KernelModel::derivedSmemBytes).
+    e.bytes = 8 * ((static_cast<std::int64_t>(md.tmem.size()) + 1) / 2);
     md.smem.push_back(e);
-    cursor += 8;
+    cursor += e.bytes;
   }
   md.smemTotal = cursor;
 
