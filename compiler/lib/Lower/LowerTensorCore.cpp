@@ -256,10 +256,33 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
     unsupported("tcgen05.mma lowering handles cta_group 1");
     return;
   }
-  if (aBuf.dtype != ir::DType::BF16 && aBuf.dtype != ir::DType::F16) {
-    unsupported("tcgen05.mma lowering handles kind::f16 (bf16/f16 inputs)");
+  // The .kind follows the input type (the registry's template shows kind::f16).
+  std::string kind;
+  switch (aBuf.dtype) {
+  case ir::DType::BF16:
+  case ir::DType::F16:
+    kind = "f16";
+    break;
+  case ir::DType::TF32:
+    kind = "tf32";
+    break;
+  case ir::DType::F8E4M3:
+  case ir::DType::F8E5M2:
+    kind = "f8f6f4";
+    break;
+  default:
+    unsupported("tcgen05.mma lowering handles kind::f16 (bf16/f16), kind::tf32 and "
+                "kind::f8f6f4 (e4m3/e5m2) inputs, not " +
+                std::string(ir::toString(aBuf.dtype)));
     return;
   }
+  auto useKind = [kind](std::string t) {
+    const std::string to = "kind::" + kind;
+    for (std::size_t p = t.find("kind::f16"); p != std::string::npos;
+         p = t.find("kind::f16", p + to.size()))
+      t.replace(p, 9, to);
+    return t;
+  };
   const auto& aShape = aInfo.facts.shape;
   const auto& bShape = bInfo.facts.shape;
   const auto& dShape = dInfo.facts.shape;
@@ -307,7 +330,7 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
     di.encodedFixed = d.bits;
     di.kStepBytes = l.kStepBytes;
     di.instructions = K / instK;
-    di.instruction = "tcgen05.mma.cta_group::1.kind::f16 M=" + std::to_string(M) +
+    di.instruction = "tcgen05.mma.cta_group::1.kind::" + kind + " M=" + std::to_string(M) +
                      " N=" + std::to_string(N) + " K=" + std::to_string(instK);
     di.instrDescriptor = idesc;
     bool seen = false;
@@ -375,7 +398,7 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
           }
           return defaultBinding(op, slot);
         };
-        emitTemplate(op, bind);
+        emitTemplate(op, bind, {}, {}, {}, useKind);
       }
     });
   });
