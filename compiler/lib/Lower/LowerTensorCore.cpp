@@ -405,42 +405,57 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
 }
 
 void Lowerer::opTcgen05Ld(const sema::OpInfo& op, const ir::Stmt& s) {
-  auto dst = view(s.operands[0], op.operands[0]);
-  if (!dst)
-    return;
-  if (dst->layout.kind != Layout::TmemRows || enumAttr(op, "shape") != "32x32b") {
-    unsupported("tcgen05.ld lowering handles the 32x32b shape into [32, C] warp fragments");
-    return;
-  }
-  auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-    if (isSlot(slot, 1, "cols")) {
-      // .xN counts 32-bit columns: the registers of the row (16-bit elements in pairs).
-      Binding b;
-      b.literal = std::to_string(dst->layout.registers);
-      return b;
-    }
-    return defaultBinding(op, slot);
-  };
-  emitTemplate(op, bind);
+  tmemCopy(op, s, 0, true);
 }
 
 void Lowerer::opTcgen05St(const sema::OpInfo& op, const ir::Stmt& s) {
-  auto src = view(s.operands[1], op.operands[1]);
-  if (!src)
+  tmemCopy(op, s, 1, false);
+}
+
+void Lowerer::tmemCopy(const sema::OpInfo& op, const ir::Stmt& s, std::size_t frag, bool load) {
+  const std::size_t mem = 1 - frag;
+  const std::string name = op.primitive->name;
+  auto v = view(s.operands[frag], op.operands[frag]);
+  if (!v)
     return;
-  if (src->layout.kind != Layout::TmemRows || enumAttr(op, "shape") != "32x32b") {
-    unsupported("tcgen05.st lowering handles the 32x32b shape from [32, C] warp fragments");
+  if (v->layout.kind != Layout::TmemRows || enumAttr(op, "shape") != "32x32b") {
+    unsupported(name + " lowering handles the 32x32b shape " + (load ? "into" : "from") +
+                " [32, C] warp fragments");
     return;
   }
-  auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-    if (isSlot(slot, 0, "cols")) {
-      Binding b;
-      b.literal = std::to_string(src->layout.registers);
-      return b;
-    }
-    return defaultBinding(op, slot);
-  };
-  emitTemplate(op, bind);
+  // One 32-bit register per column of the warp's row (16-bit elements in pairs). PTX's .num
+  // is a power of two up to 128, so a row of R registers takes one instruction per set bit of
+  // R, each at the columns after the previous one (96 columns: .x64 then .x32 at +64).
+  const std::int64_t regs = v->layout.registers;
+  if (regs < 1 || regs > 255) {
+    unsupported(name + " of " + std::to_string(regs) +
+                " registers per thread: a warp row copies 1..255 32-bit columns");
+    return;
+  }
+  std::int64_t done = 0;
+  for (std::int64_t count = 128; count >= 1; count /= 2) {
+    if ((regs & count) == 0)
+      continue;
+    const std::int64_t first = done;
+    auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+      if (isSlot(slot, mem, "cols")) {
+        Binding b;
+        b.literal = std::to_string(count);
+        return b;
+      }
+      if (isSlot(slot, mem, "addr")) {
+        std::optional<Binding> b = defaultBinding(op, slot);
+        if (b && first != 0 && !b->operands.empty())
+          b->operands.front().value = add(b->operands.front().value, u32(first));
+        return b;
+      }
+      if (isSlot(slot, frag, "regs"))
+        return viewRegs(*v, i32(first), count, load ? '=' : 0);
+      return defaultBinding(op, slot);
+    };
+    emitTemplate(op, bind);
+    done += count;
+  }
 }
 
 } // namespace cake::lower::detail

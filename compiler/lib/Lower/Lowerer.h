@@ -245,6 +245,9 @@ public:
   void opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s);
   void opTcgen05Ld(const sema::OpInfo& op, const ir::Stmt& s);
   void opTcgen05St(const sema::OpInfo& op, const ir::Stmt& s);
+  /// tcgen05.ld (frag = 0, load) / tcgen05.st (frag = 1): 32x32b copies of a warp's [32, C]
+  /// fragment, split into power-of-two .num pieces.
+  void tmemCopy(const sema::OpInfo& op, const ir::Stmt& s, std::size_t frag, bool load);
 
   // ---- helpers for ops ----
   const reg::DefValue& attr(const sema::OpInfo& op, std::string_view name) const;
