@@ -268,6 +268,50 @@ private Q_SLOTS:
     QCOMPARE(pp.estimate.roofline.tensorFlops, 2.0 * 4096 * 4096 * 4096);
   }
 
+  /// FA4-style attention: P goes from the softmax warps to the MMA through tensor memory, so
+  /// the P V MMA reads only V from shared memory and no operation moves bytes through the
+  /// shared-memory pipe; the exponentials (sfu), not the tensor core, pace the kernel.
+  void blackwellAttentionKeepsPInTensorMemory() {
+    const QString rel = QStringLiteral("flash_attention/fa4_fwd.cake");
+    Costed fa4 = costOf(readCorpus(rel), rel.toStdString());
+    QVERIFY2(fa4.check.accepted, qPrintable(test::messages(fa4.check.diagnostics)));
+    const cost::Estimate& e = fa4.estimate;
+    QVERIFY2(e.ok, e.error.c_str());
+    // B H S S D: Q K^T and P V, 2 flops per multiply-add each.
+    QCOMPARE(e.roofline.tensorFlops, 4.0 * 16 * 4096 * 4096 * 64 * 2 * 2);
+    const double ctas = 1024, tile = 128.0 * 64 * 2; // one [128, 64] bf16 tile of Q, K or V
+    int fromTmem = 0, fromSmem = 0;
+    for (const cost::OpCost& oc : e.perOp) {
+      if (oc.pipe == "tmem")
+        QCOMPARE(oc.bytes.smem, 0.0);
+      if (oc.primitive != "tcgen05.mma")
+        continue;
+      const sema::OpInfo& info = fa4.check.model.ops[oc.op];
+      bool aInTmem =
+          fa4.check.model.buffers[info.operands[1].entityIndex].space == ir::Space::Tmem;
+      // S = Q K^T reads Q and K from shared memory; P V only V (P is in tensor memory).
+      QCOMPARE(oc.bytes.smem, oc.executionsPerCta * ctas * tile * (aInTmem ? 1 : 2));
+      ++(aInTmem ? fromTmem : fromSmem);
+    }
+    QCOMPARE(fromTmem, 6);
+    QCOMPARE(fromSmem, 6);
+    double sfu = -1, tensor = -1, smem = -1;
+    for (const cost::Term& t : e.terms) {
+      if (t.resource == "sfu")
+        sfu = t.us;
+      if (t.resource == "tensor")
+        tensor = t.us;
+      if (t.resource == "smem")
+        smem = t.us;
+    }
+    QCOMPARE(smem, 0.0);
+    QVERIFY2(sfu > tensor,
+             qPrintable(QStringLiteral("sfu %1 us, tensor %2 us").arg(sfu).arg(tensor)));
+    for (const cost::RoleCost& r : e.perRole)
+      if (r.critical)
+        QVERIFY2(r.name == "softmax0" || r.name == "softmax1", r.name.c_str());
+  }
+
   void pipelineDepth() {
     Costed shallow = costOf(shallowGemm());
     QVERIFY2(shallow.check.accepted, qPrintable(test::messages(shallow.check.diagnostics)));

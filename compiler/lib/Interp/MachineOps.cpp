@@ -518,7 +518,7 @@ bool Machine::execute(RoleProc& p, const sema::OpInfo& op) {
                       attribute(op, "accumulate", p).kind == reg::DefValue::Kind::Unknown ||
                       attribute(op, "accumulate", p).b;
     bool aMn = name == "wgmma.mma" && symbol("a_major") == "mn";
-    bool bMn = name == "wgmma.mma" && symbol("b_major") == "mn";
+    bool bMn = (name == "wgmma.mma" || name == "tcgen05.mma") && symbol("b_major") == "mn";
     std::vector<std::vector<Arg>> all;
     for (std::int64_t i = 0; i < n; ++i) {
       auto a = args(i);

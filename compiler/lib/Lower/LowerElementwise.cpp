@@ -165,10 +165,14 @@ std::optional<ExprRef> Lowerer::broadcastIndex(const TileView& dst, const TileVi
     return i32(0);
   }
   if (mode == "row") {
+    // A tcgen05.ld 32x32b fragment holds row `lane`; a [32] warp vector holds element `lane`.
+    bool tmemRow = dst.layout.kind == Layout::TmemRows && b.layout.kind == Layout::WarpVector &&
+                   b.elements == 1;
     bool ok = (dst.layout.kind == Layout::WgmmaAcc && b.layout.kind == Layout::WgmmaRow) ||
-              (dst.layout.kind == Layout::Thread && b.layout.kind == Layout::Thread);
+              (dst.layout.kind == Layout::Thread && b.layout.kind == Layout::Thread) || tmemRow;
     if (!ok) {
-      unsupported("row broadcast lowering pairs wgmma accumulators with row vectors");
+      unsupported("row broadcast lowering pairs wgmma accumulators and tcgen05.ld rows with row "
+                  "vectors");
       return std::nullopt;
     }
     return rowOf(dst, e);

@@ -28,6 +28,8 @@ const std::vector<std::pair<std::string_view, PatternFn>>& loweringPatterns() {
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opTcgen05Mma(op, s); }},
       {"tcgen05.ld",
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opTcgen05Ld(op, s); }},
+      {"tcgen05.st",
+       [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opTcgen05St(op, s); }},
       {"tcgen05.alloc",
        [](Lowerer& l, const sema::OpInfo& op, const ir::Stmt& s) { l.opTcgen05Tmem(op, s, true); }},
       {"tcgen05.dealloc", [](Lowerer& l, const sema::OpInfo& op,

@@ -261,18 +261,43 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
   const sema::BufferInfo& dBuf = m_model.buffers[dInfo.entityIndex];
   const sema::BufferInfo& aBuf = m_model.buffers[aInfo.entityIndex];
   const sema::BufferInfo& bBuf = m_model.buffers[bInfo.entityIndex];
-  if (aBuf.space != ir::Space::Smem) {
-    unsupported("tcgen05.mma lowering handles shared-memory A");
-    return;
-  }
+  bool aInTmem = aBuf.space == ir::Space::Tmem;
+  bool bMn = enumAttr(op, "b_major") == "mn";
   // cta_group::2: one MMA over the CTA pair, issued by the leader; each CTA holds M rows of A
   // and of the accumulator and N / 2 rows of B at the same offsets, so the descriptors are
   // this CTA's and the instruction's M and N are the pair's (M 256 from 128 per CTA).
   std::int64_t ctaGroup = intAttr(op, "cta_group", 1);
-  if (aBuf.dtype != ir::DType::BF16 && aBuf.dtype != ir::DType::F16) {
-    unsupported("tcgen05.mma lowering handles kind::f16 (bf16/f16 inputs)");
+  if (aInTmem && ctaGroup != 1) {
+    unsupported("tcgen05.mma with A in tensor memory is lowered for cta_group 1");
     return;
   }
+  // The .kind follows the input type (the registry's template shows kind::f16).
+  std::string kind;
+  switch (aBuf.dtype) {
+  case ir::DType::BF16:
+  case ir::DType::F16:
+    kind = "f16";
+    break;
+  case ir::DType::TF32:
+    kind = "tf32";
+    break;
+  case ir::DType::F8E4M3:
+  case ir::DType::F8E5M2:
+    kind = "f8f6f4";
+    break;
+  default:
+    unsupported("tcgen05.mma lowering handles kind::f16 (bf16/f16), kind::tf32 and "
+                "kind::f8f6f4 (e4m3/e5m2) inputs, not " +
+                std::string(ir::toString(aBuf.dtype)));
+    return;
+  }
+  auto useKind = [kind](std::string t) {
+    const std::string to = "kind::" + kind;
+    for (std::size_t p = t.find("kind::f16"); p != std::string::npos;
+         p = t.find("kind::f16", p + to.size()))
+      t.replace(p, 9, to);
+    return t;
+  };
   const auto& aShape = aInfo.facts.shape;
   const auto& bShape = bInfo.facts.shape;
   const auto& dShape = dInfo.facts.shape;
@@ -282,39 +307,46 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
   }
   std::int64_t M = dShape[0] * ctaGroup, N = dShape[1], K = aShape[1];
   std::int64_t instK = sema::mmaInstructionK(aBuf.dtype);
+  if (aInTmem && M != 128) {
+    unsupported("tcgen05.mma with A in tensor memory is lowered for M = 128 (one row per lane)");
+    return;
+  }
   bool accumulate = boolAttr(op, "accumulate", true);
   std::uint32_t idesc =
-      tcgen05InstrDescriptor(dBuf.dtype, aBuf.dtype, bBuf.dtype, M, N, false, false);
+      tcgen05InstrDescriptor(dBuf.dtype, aBuf.dtype, bBuf.dtype, M, N, false, bMn);
   struct Desc {
     ExprRef base;
-    std::uint64_t bits;
+    std::uint64_t bits = 0;
     std::string name;
+    std::int64_t step = 0; ///< bytes the start address advances per instruction K
   };
   auto makeDesc = [&](const ir::Operand& o, const sema::OperandInfo& info,
-                      const std::string& which) {
+                      const std::string& which, bool mn) {
     const sema::BufferInfo& buf = m_model.buffers[info.entityIndex];
     Slice sl = slice(o, info);
     std::vector<std::int64_t> strides = sema::operandStrides(buf, o, info.stageIndexed);
+    // The derivation wgmma shares (and dc-mma-descriptor-layout checks): MN-major operands use
+    // the same canonical layouts on sm_100.
     sema::MmaSmemLayout l =
-        sema::deriveMmaSmemLayout(buf.swizzle, false, elemBytes(buf.dtype), instK,
+        sema::deriveMmaSmemLayout(buf.swizzle, mn, elemBytes(buf.dtype), instK,
                                   info.facts.shape.front(), strides.empty() ? 0 : strides.front());
     std::int64_t lbo = l.lbo, sbo = l.sbo;
     Desc d{smemAddress(smemOffset(sl, {})), tcgen05DescriptorBits(buf.swizzle, lbo, sbo),
-           "DESC_L" + std::to_string(m_line) + "_" + which};
+           "DESC_L" + std::to_string(m_line) + "_" + which, l.kStepBytes};
     DescriptorInfo di;
     di.line = m_line;
     di.op = op.primitive->name;
     di.operand = which;
     di.buffer = buf.name;
-    di.major = "k";
+    di.major = mn ? "mn" : "k";
     di.swizzle = buf.swizzle;
     di.lbo = lbo;
     di.sbo = sbo;
     di.encodedFixed = d.bits;
-    di.kStepBytes = instK * elemBytes(buf.dtype);
+    di.kStepBytes = l.kStepBytes;
     di.instructions = K / instK;
-    di.instruction = "tcgen05.mma.cta_group::" + std::to_string(ctaGroup) +
-                     ".kind::f16 M=" + std::to_string(M) +
+    di.instruction = "tcgen05.mma.cta_group::" + std::to_string(ctaGroup) + ".kind::" + kind +
+                     " M=" + std::to_string(M) +
                      " N=" + std::to_string(N) + " K=" + std::to_string(instK);
     di.instrDescriptor = idesc;
     bool seen = false;
@@ -324,22 +356,42 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
       m_md.descriptors.push_back(di);
     return d;
   };
-  Desc da = makeDesc(s.operands[1], aInfo, "A");
-  Desc db = makeDesc(s.operands[2], bInfo, "B");
-  std::int64_t eb = elemBytes(aBuf.dtype);
+  Desc da;
+  if (!aInTmem)
+    da = makeDesc(s.operands[1], aInfo, "A", false);
+  Desc db = makeDesc(s.operands[2], bInfo, "B", bMn);
+  // A in tensor memory: the A tile's TMEM address (lane 0 of its rows), advanced by one
+  // instruction K = 32 bytes of each row = 8 32-bit columns per step.
+  std::optional<Slice> aSlice;
+  if (aInTmem)
+    aSlice = slice(s.operands[1], aInfo);
   issueGuard(op.primitive->issue, [&] {
     ExprRef taddr = tmemBase(dInfo.entityIndex);
+    ExprRef aAddr;
+    if (aInTmem) {
+      ExprRef col = aSlice->start.size() > 1 ? aSlice->start[1] : i32(0);
+      col = udiv(mul(col, i32(ir::info(aBuf.dtype).bits)), 32);
+      ExprRef lane = aSlice->start.empty() ? i32(0) : aSlice->start[0];
+      aAddr = add(tmemBase(aInfo.entityIndex),
+                  convert(add(bin(Op::Shl, lane, i32(16)), col), Ty::U32));
+    }
     emitMerged([&] {
       for (std::int64_t kstep = 0; kstep < K / instK; ++kstep) {
         ExprRef kk = i32(kstep);
         auto descValue = [&](const Desc& d) {
-          ExprRef addr = add(d.base, convert(mul(kk, i32(instK * eb)), Ty::U32));
+          ExprRef addr = add(d.base, convert(mul(kk, i32(d.step)), Ty::U32));
           return bin(Op::Or, named(d.name, static_cast<std::int64_t>(d.bits), Ty::U64),
                      convert(bin(Op::Shr, bin(Op::And, addr, u32(0x3FFFF)), u32(4)), Ty::U64));
         };
         auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
           Binding b;
           AsmOperand o;
+          if (isSlot(slot, 1, "desc") && aInTmem) {
+            o.value = add(aAddr, u32(kstep * 8));
+            b.operands.push_back(o);
+            b.brackets = true;
+            return b;
+          }
           if (slot.isOperand && slot.facet == "desc") {
             if (slot.index == 0) {
               o.value = named("IDESC_L" + std::to_string(m_line), idesc, Ty::U32);
@@ -362,29 +414,64 @@ void Lowerer::opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s) {
           }
           return defaultBinding(op, slot);
         };
-        emitTemplate(op, bind);
+        emitTemplate(op, bind, {}, {}, {}, useKind);
       }
     });
   });
 }
 
 void Lowerer::opTcgen05Ld(const sema::OpInfo& op, const ir::Stmt& s) {
-  auto dst = view(s.operands[0], op.operands[0]);
-  if (!dst)
+  tmemCopy(op, s, 0, true);
+}
+
+void Lowerer::opTcgen05St(const sema::OpInfo& op, const ir::Stmt& s) {
+  tmemCopy(op, s, 1, false);
+}
+
+void Lowerer::tmemCopy(const sema::OpInfo& op, const ir::Stmt& s, std::size_t frag, bool load) {
+  const std::size_t mem = 1 - frag;
+  const std::string name = op.primitive->name;
+  auto v = view(s.operands[frag], op.operands[frag]);
+  if (!v)
     return;
-  if (dst->layout.kind != Layout::TmemRows || enumAttr(op, "shape") != "32x32b") {
-    unsupported("tcgen05.ld lowering handles the 32x32b shape into [32, C] warp fragments");
+  if (v->layout.kind != Layout::TmemRows || enumAttr(op, "shape") != "32x32b") {
+    unsupported(name + " lowering handles the 32x32b shape " + (load ? "into" : "from") +
+                " [32, C] warp fragments");
     return;
   }
-  auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
-    if (isSlot(slot, 1, "cols")) {
-      Binding b;
-      b.literal = std::to_string(dst->elements);
-      return b;
-    }
-    return defaultBinding(op, slot);
-  };
-  emitTemplate(op, bind);
+  // One 32-bit register per column of the warp's row (16-bit elements in pairs). PTX's .num
+  // is a power of two up to 128, so a row of R registers takes one instruction per set bit of
+  // R, each at the columns after the previous one (96 columns: .x64 then .x32 at +64).
+  const std::int64_t regs = v->layout.registers;
+  if (regs < 1 || regs > 255) {
+    unsupported(name + " of " + std::to_string(regs) +
+                " registers per thread: a warp row copies 1..255 32-bit columns");
+    return;
+  }
+  std::int64_t done = 0;
+  for (std::int64_t count = 128; count >= 1; count /= 2) {
+    if ((regs & count) == 0)
+      continue;
+    const std::int64_t first = done;
+    auto bind = [&](const reg::TemplateSlot& slot) -> std::optional<Binding> {
+      if (isSlot(slot, mem, "cols")) {
+        Binding b;
+        b.literal = std::to_string(count);
+        return b;
+      }
+      if (isSlot(slot, mem, "addr")) {
+        std::optional<Binding> b = defaultBinding(op, slot);
+        if (b && first != 0 && !b->operands.empty())
+          b->operands.front().value = add(b->operands.front().value, u32(first));
+        return b;
+      }
+      if (isSlot(slot, frag, "regs"))
+        return viewRegs(*v, i32(first), count, load ? '=' : 0);
+      return defaultBinding(op, slot);
+    };
+    emitTemplate(op, bind);
+    done += count;
+  }
 }
 
 } // namespace cake::lower::detail

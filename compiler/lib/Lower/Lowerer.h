@@ -67,6 +67,7 @@ struct Binding {
   bool output = false;
   bool dropQualifier = false; ///< an empty enum value: drop the dotted qualifier holding it
   bool braces = false;        ///< render the operands as a PTX vector `{%a, %b}`
+  bool brackets = false;      ///< render the operand as an address `[%a]` (tcgen05.mma's TMEM A)
   bool dropArgument = false;  ///< an argument this instruction variant does not have
 };
 
@@ -257,6 +258,10 @@ public:
   void opTcgen05Tmem(const sema::OpInfo& op, const ir::Stmt& s, bool alloc);
   void opTcgen05Mma(const sema::OpInfo& op, const ir::Stmt& s);
   void opTcgen05Ld(const sema::OpInfo& op, const ir::Stmt& s);
+  void opTcgen05St(const sema::OpInfo& op, const ir::Stmt& s);
+  /// tcgen05.ld (frag = 0, load) / tcgen05.st (frag = 1): 32x32b copies of a warp's [32, C]
+  /// fragment, split into power-of-two .num pieces.
+  void tmemCopy(const sema::OpInfo& op, const ir::Stmt& s, std::size_t frag, bool load);
 
   // ---- helpers for ops ----
   const reg::DefValue& attr(const sema::OpInfo& op, std::string_view name) const;

@@ -1298,12 +1298,6 @@ LoweredKernel Lowerer::run() {
   m_loopOf.reserve(m_model.loops.size());
   for (const sema::LoopInfo& l : m_model.loops)
     m_loopOf.emplace(l.stmt, &l);
-  if (m_md.tmem.size() > 2)
-    m_findings.push_back(makeFinding(
-        LowerId::LoweringUnsupported, range(m_module.kernel->id),
-        "lowering reserves 8 bytes of shared memory for TMEM base addresses (two allocations); "
-        "this kernel declares " +
-            std::to_string(m_md.tmem.size()) + " tensor-memory buffers"));
 
   assignLayouts();
 

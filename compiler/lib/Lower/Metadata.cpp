@@ -54,12 +54,12 @@ std::uint64_t tcgen05DescriptorBits(const std::string& swizzle, std::int64_t lbo
 
 std::uint32_t tcgen05InstrDescriptor(ir::DType d, ir::DType a, ir::DType b, std::int64_t m,
                                      std::int64_t n, bool aMnMajor, bool bMnMajor) {
-  // PTX ISA "Instruction descriptor" for .kind::f16 / .kind::tf32: D type in bits 4..5
-  // (F16 = 0, F32 = 1), A and B types in 7..9 and 10..12 (kind::f16: F16 = 0, BF16 = 1;
-  // kind::tf32: TF32 = 2), transpose (MN-major) bits 15 and 16, N >> 3 in 17..22, M >> 4 in
-  // 24..28; dense, no negation, no saturation.
+  // PTX ISA "Instruction descriptor" for .kind::f16 / .kind::tf32 / .kind::f8f6f4: D type in
+  // bits 4..5 (F16 = 0, F32 = 1), A and B types in 7..9 and 10..12 (kind::f16: F16 = 0,
+  // BF16 = 1; kind::tf32: TF32 = 2; kind::f8f6f4: E4M3 = 0, E5M2 = 1), transpose (MN-major)
+  // bits 15 and 16, N >> 3 in 17..22, M >> 4 in 24..28; dense, no negation, no saturation.
   auto ab = [](ir::DType t) -> std::uint32_t {
-    if (t == ir::DType::BF16)
+    if (t == ir::DType::BF16 || t == ir::DType::F8E5M2)
       return 1;
     if (t == ir::DType::TF32)
       return 2;
@@ -236,9 +236,10 @@ Metadata derive(const ir::Module& module, const sema::KernelModel& m) {
     e.name = "tmem_base";
     e.kind = "tmem_base";
     e.offset = cursor;
-    e.bytes = 8;
+    // One 32-bit word per buffer, in 8-byte units (sema::KernelModel::derivedSmemBytes).
+    e.bytes = 8 * ((static_cast<std::int64_t>(md.tmem.size()) + 1) / 2);
     md.smem.push_back(e);
-    cursor += 8;
+    cursor += e.bytes;
   }
   md.smemTotal = cursor;
 

@@ -234,6 +234,9 @@ std::optional<Binding> Lowerer::defaultBinding(const sema::OpInfo& op,
       ExprRef base = tmemBase(info.entityIndex);
       ExprRef lane = s.start.empty() ? i32(0) : s.start[0];
       ExprRef col = s.start.size() > 1 ? s.start[1] : i32(0);
+      // Columns are 32-bit cells: a 16-bit tile packs two elements per column.
+      if (std::int64_t bits = ir::info(buf.dtype).bits; bits < 32)
+        col = udiv(mul(col, i32(bits)), 32);
       input('r', add(base, convert(add(bin(Op::Shl, lane, i32(16)), col), Ty::U32)));
       return b;
     }
@@ -347,6 +350,8 @@ void Lowerer::emitTemplate(
     if (!bnd.operands.empty()) {
       if (bnd.braces)
         text += "{";
+      if (bnd.brackets)
+        text += "[";
       for (std::size_t j = 0; j < bnd.operands.size(); ++j) {
         if (j)
           text += ", ";
@@ -360,6 +365,8 @@ void Lowerer::emitTemplate(
       }
       if (bnd.braces)
         text += "}";
+      if (bnd.brackets)
+        text += "]";
       continue;
     }
     text += bnd.literal;

@@ -56,6 +56,10 @@ const std::vector<BuiltinPattern>& builtinPatterns() {
        "shared-memory and instruction descriptors per K step, the TMEM accumulator address", true},
       {"tcgen05.ld", "tensor-core", "r t",
        "the destination fragment's column count and the 32x32b shape check", true},
+      {"tcgen05.st", "tensor-core", "t r",
+       "the source fragment's 32-bit column count (16-bit elements packed in pairs) and the "
+       "32x32b shape check",
+       true},
       {"ldmatrix", "memory", "r s",
        "per-lane row addresses of each 16-row block in the swizzled source", true},
       {"stmatrix", "memory", "s r",

@@ -103,9 +103,11 @@ std::int64_t KernelModel::derivedSmemBytes() const {
   for (const BarrierInfo& b : barriers)
     if (!b.named)
       bytes += 8 * b.size;
-  bool tmem = std::any_of(buffers.begin(), buffers.end(),
-                          [](const BufferInfo& b) { return b.space == ir::Space::Tmem; });
-  return bytes + (tmem ? 8 : 0);
+  // One 32-bit word per tensor-memory buffer receives its tcgen05.alloc address, in 8-byte
+  // units (lowering's layout, docs/lowering.md).
+  auto tmem = std::count_if(buffers.begin(), buffers.end(),
+                            [](const BufferInfo& b) { return b.space == ir::Space::Tmem; });
+  return bytes + 8 * ((tmem + 1) / 2);
 }
 
 } // namespace cake::sema

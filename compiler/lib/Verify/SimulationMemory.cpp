@@ -39,8 +39,13 @@ void Simulator::dataEffect(std::size_t r, const Step& s, const sema::OpInfo& op,
     auto open = rs.open.find(group);
     if (open == rs.open.end())
       open = rs.open.emplace(std::string(group), std::vector<PendingAccess>{}).first;
-    open->second.push_back({a, a.asyncProxy && !a.write});
     a.stamp = rs.clock[r];
+    // tcgen05.st / tcgen05.ld / tcgen05.mma / cp.async touch the memory any time between issue
+    // and retirement: a P written with tcgen05.st before the MMA still reading the previous P
+    // has retired races even though the store is waited for only after that MMA completed.
+    checkCrossRoleRaces(a);
+    a.racesChecked = true;
+    open->second.push_back({a, a.asyncProxy && !a.write});
     m_inst->issue(instance(a), a.asyncProxy && !a.write, rs.clock);
     return;
   }
@@ -200,13 +205,44 @@ void Simulator::perform(const Access& a, bool asyncProxyRead) {
       if (w.footprint.overlaps(a.footprint))
         w.fenced = true;
   }
+  // A group-completed access checked at its issue is checked again as it retires: an access
+  // of another role that landed in between and is not ordered with it races too (reported
+  // once: a race found at issue is not reported again).
+  checkCrossRoleRaces(a);
+  // Keep the history small: a later access of the same role and kind covering an earlier one
+  // subsumes it for race detection.
+  auto& history = m_history[a.footprint.buffer];
+  history.erase(std::remove_if(history.begin(), history.end(),
+                               [&](const Access& x) {
+                                 if (x.role != a.role || x.write != a.write)
+                                   return false;
+                                 if (x.footprint.buffer != a.footprint.buffer ||
+                                     x.footprint.stage.lo < a.footprint.stage.lo ||
+                                     x.footprint.stage.hi > a.footprint.stage.hi)
+                                   return false;
+                                 for (std::size_t i = 0; i < x.footprint.box.size(); ++i)
+                                   if (x.footprint.box[i].lo < a.footprint.box[i].lo ||
+                                       x.footprint.box[i].hi > a.footprint.box[i].hi)
+                                     return false;
+                                 return true;
+                               }),
+                history.end());
+  history.push_back(a);
+  history.back().done = m_time;
+}
+
+void Simulator::checkCrossRoleRaces(const Access& a) {
+  const RoleState& rs = m_roles[a.role];
+  // At the retirement of an access checked at its issue, only what happened since is new.
+  std::uint64_t since = a.racesChecked ? a.issued : 0;
   // Asynchronous accesses of other roles still in flight are ordered with nothing until
   // their group retires.
   for (std::size_t o = 0; o < m_roles.size(); ++o) {
     if (o == a.role)
       continue;
     auto check = [&](const PendingAccess& p) {
-      if ((!p.access.write && !a.write) || !p.access.footprint.overlaps(a.footprint))
+      if ((!p.access.write && !a.write) || !p.access.footprint.overlaps(a.footprint) ||
+          (since && p.access.issued < since))
         return false;
       const sema::OpInfo& later = m_ctx.op(*a.step);
       const sema::OpInfo& pending = m_ctx.op(*p.access.step);
@@ -236,9 +272,9 @@ void Simulator::perform(const Access& a, bool asyncProxyRead) {
             found = true;
   }
   // Races with other roles.
-  auto& history = m_history[a.footprint.buffer];
-  for (const Access& x : history) {
-    if (x.role == a.role || (!x.write && !a.write) || !x.footprint.overlaps(a.footprint))
+  for (const Access& x : m_history[a.footprint.buffer]) {
+    if (x.role == a.role || (!x.write && !a.write) || !x.footprint.overlaps(a.footprint) ||
+        (since && x.done < since))
       continue;
     if (rs.clock[x.component] >= x.stamp)
       continue; // ordered: x happens before a
@@ -262,25 +298,6 @@ void Simulator::perform(const Access& a, bool asyncProxyRead) {
     m_ctx.linkConsequence(d, a.footprint.buffer);
     break;
   }
-  // Keep the history small: a later access of the same role and kind covering an earlier one
-  // subsumes it for race detection.
-  history.erase(std::remove_if(history.begin(), history.end(),
-                               [&](const Access& x) {
-                                 if (x.role != a.role || x.write != a.write)
-                                   return false;
-                                 if (x.footprint.buffer != a.footprint.buffer ||
-                                     x.footprint.stage.lo < a.footprint.stage.lo ||
-                                     x.footprint.stage.hi > a.footprint.stage.hi)
-                                   return false;
-                                 for (std::size_t i = 0; i < x.footprint.box.size(); ++i)
-                                   if (x.footprint.box[i].lo < a.footprint.box[i].lo ||
-                                       x.footprint.box[i].hi > a.footprint.box[i].hi)
-                                     return false;
-                                 return true;
-                               }),
-                history.end());
-  history.push_back(a);
-  history.back().done = m_time;
 }
 
 void Simulator::checkTmem(std::size_t r, const Step& s, const sema::OpInfo& op,

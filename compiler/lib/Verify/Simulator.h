@@ -32,6 +32,10 @@ struct Access {
   std::uint64_t issued = 0; ///< simulation time the access was issued
   std::uint64_t done = 0;   ///< simulation time it completed (retirement for async work)
   std::size_t operand = 0;  ///< operand index of the step (per-instance footprints)
+  /// Checked for races when it was issued (group-completed asynchronous accesses): the access
+  /// may land any time between issue and retirement, so the issue point is the one that must
+  /// be ordered after the other roles' accesses; retirement does not check (or report) again.
+  bool racesChecked = false;
 };
 
 /// One access of a pool view, for the liveness check of aliasing views.
@@ -202,6 +206,9 @@ private:
   static InstanceAccess instance(const Access& a);
 
   void perform(const Access& a, bool asyncProxyRead);
+  /// Cross-role races of `a` at the current clock of its role: other roles' asynchronous
+  /// accesses still in flight and their performed accesses not ordered before it.
+  void checkCrossRoleRaces(const Access& a);
 
   void checkTmem(std::size_t r, const Step& s, const sema::OpInfo& op, const sema::BufferInfo& b);
 
