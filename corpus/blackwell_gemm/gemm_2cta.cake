@@ -22,7 +22,10 @@
 //   -> TMA store of 128x32 subtiles; the TMEM is released to the leader's MMA (acc_empty counts
 //   both CTAs' 4 warps, remote arrive cta_mask=1).
 // Persistent over 32 x 16 pair tiles (t.x: this CTA's 128-row block; its pair partner has the
-// neighbouring t.x, so t.x % 2 is the CTA's rank in the pair and picks its half of B). Cluster
+// neighbouring t.x, so t.x % 2 is the CTA's rank in the pair and picks its half of B), in
+// CUTLASS's rasterised order (PersistentTileSchedulerSm100, raster along N with a swizzle of 8:
+// the pairs in flight walk bands of 8 M blocks, sharing their A and B panels in L2); a clustered
+// grid orders whole clusters, so the two CTAs of a pair keep one pair tile in any order. Cluster
 // barriers publish the barrier initialisation to the peer and keep both CTAs alive until no
 // remote arrive or commit can reach them; the producer's tail waits out the last releases.
 kernel gemm_bf16_2cta target=sm_100a {
@@ -43,7 +46,7 @@ kernel gemm_bf16_2cta target=sm_100a {
   tensormap tB : bf16[BN / 2, BK] source=B swizzle=128B
   tensormap tC : bf16[BM, EN] source=C swizzle=64B
 
-  grid tiles=[M / BM, N / BN] schedule=persistent cluster=[2, 1, 1]
+  grid tiles=[M / BM, N / BN] schedule=persistent cluster=[2, 1, 1] raster=n swizzle=8
 
   role epilogue warps=0..4
   role producer warps=4..5

@@ -405,6 +405,9 @@ private Q_SLOTS:
     QTest::newRow("n swizzle 4, ragged band") << "tiles=[7, 5] raster=n swizzle=4";
     QTest::newRow("m swizzle 8, ragged band") << "tiles=[3, 11] swizzle=8";
     QTest::newRow("3-D, n swizzle 2") << "tiles=[3, 4, 2] raster=n swizzle=2";
+    // Clustered grids order whole clusters; the rank in the cluster is the offset in its block.
+    QTest::newRow("pair, n swizzle 2") << "tiles=[6, 8] raster=n swizzle=2 cluster=[2, 1, 1]";
+    QTest::newRow("pair, m swizzle 4, ragged band") << "tiles=[6, 5] swizzle=4 cluster=[2, 1, 1]";
   }
   void tileCoordinatesFollowTheOrder() {
     QFETCH(QString, grid);

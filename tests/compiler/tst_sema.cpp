@@ -507,6 +507,46 @@ private Q_SLOTS:
     QCOMPARE(QList<qint64>(got.begin(), got.end()), coords);
   }
 
+  // A clustered grid orders whole clusters: the CTAs of one cluster (consecutive linear indices)
+  // take the tiles of one cluster-shaped block, their rank (x fastest) the offset inside it, in
+  // every order; the map stays a bijection. Without raster/swizzle the plain order is kept.
+  void clusteredTileOrder() {
+    for (std::vector<std::int64_t> cluster : {std::vector<std::int64_t>{2, 1, 1}, {1, 2, 1}, {2, 2, 1}})
+      for (bool rasterN : {false, true})
+        for (std::int64_t sw : {1, 2, 4, 8}) {
+          sema::GridInfo g;
+          g.tiles = {8, 6};
+          g.cluster = cluster;
+          g.rasterN = rasterN;
+          g.swizzle = sw;
+          const std::int64_t size = cluster[0] * cluster[1];
+          std::set<std::vector<std::int64_t>> seen;
+          for (std::int64_t t = 0; t < g.tileCount(); ++t) {
+            std::vector<std::int64_t> c = sema::tileCoords(g, t);
+            QVERIFY(c[0] >= 0 && c[0] < 8 && c[1] >= 0 && c[1] < 6);
+            seen.insert(c);
+            if (!rasterN && sw == 1)
+              continue; // the plain order (x fastest) is today's, whatever the cluster
+            std::int64_t rank = t % size;
+            QCOMPARE(c[0] % cluster[0], rank % cluster[0]);
+            QCOMPARE(c[1] % cluster[1], rank / cluster[0]);
+            std::vector<std::int64_t> lead = sema::tileCoords(g, t - rank);
+            QCOMPARE(c[0] / cluster[0], lead[0] / cluster[0]);
+            QCOMPARE(c[1] / cluster[1], lead[1] / cluster[1]);
+          }
+          QCOMPARE(std::int64_t(seen.size()), g.tileCount());
+        }
+    // A CTA pair under raster=n swizzle=2 on 8 x 6 tiles: clusters walk the 4 x 6 block grid in
+    // bands of 2 block columns; linear 2 and 3 are the pair of cluster 1 = block (1, 0).
+    sema::GridInfo g;
+    g.tiles = {8, 6};
+    g.cluster = {2, 1, 1};
+    g.rasterN = true;
+    g.swizzle = 2;
+    QCOMPARE(sema::tileCoords(g, 2), (std::vector<std::int64_t>{2, 0}));
+    QCOMPARE(sema::tileCoords(g, 3), (std::vector<std::int64_t>{3, 0}));
+  }
+
   // Every order is a bijection of [0, tileCount) onto the coordinates, ragged bands included.
   void tileOrderIsBijection() {
     for (std::vector<std::int64_t> tiles :

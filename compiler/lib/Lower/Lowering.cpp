@@ -973,45 +973,76 @@ void Lowerer::skipTiles(const std::vector<ir::StmtPtr>& body, std::int64_t tiles
 
 void Lowerer::assignTileCoords(const RoleState::Tile& tile, ExprRef lin) {
   const sema::GridInfo& g = *m_model.grid;
-  if (tile.coords.size() < 2 || (!g.rasterN && g.swizzle <= 1)) {
-    std::int64_t below = 1;
-    for (std::size_t d = 0; d < tile.coords.size(); ++d) {
-      ExprRef c = below == 1 ? lin : udiv(lin, below);
-      if (d + 1 < tile.coords.size())
-        c = umod(c, g.tiles[d]);
-      assign(tile.coords[d], c);
-      below *= g.tiles[d];
+  const std::size_t dims = tile.coords.size();
+  // sema::tileCoords (RuntimeBound.cpp) in thread-program form: the same bijection, over the
+  // tile counts `tiles` (the grid's, or its cluster blocks' for a clustered ordered grid).
+  auto ordered = [&](ExprRef l, const std::vector<std::int64_t>& tiles) {
+    std::vector<ExprRef> c(dims);
+    if (dims < 2 || (!g.rasterN && g.swizzle <= 1)) {
+      std::int64_t below = 1;
+      for (std::size_t d = 0; d < dims; ++d) {
+        c[d] = below == 1 ? l : udiv(l, below);
+        if (d + 1 < dims)
+          c[d] = umod(c[d], tiles[d]);
+        below *= tiles[d];
+      }
+      return c;
     }
-    return;
+    std::int64_t ex = std::max<std::int64_t>(1, tiles[0]), ey = std::max<std::int64_t>(1, tiles[1]);
+    std::int64_t plane = ex * ey;
+    std::int64_t below = plane;
+    for (std::size_t d = 2; d < dims; ++d) {
+      c[d] = udiv(l, below);
+      if (d + 1 < dims)
+        c[d] = umod(c[d], tiles[d]);
+      below *= tiles[d];
+    }
+    std::size_t major = g.rasterN ? 1 : 0, minor = 1 - major;
+    std::int64_t majorExtent = major == 0 ? ex : ey, minorExtent = major == 0 ? ey : ex;
+    std::int64_t group = std::max<std::int64_t>(1, g.swizzle);
+    std::int64_t band = group * majorExtent;
+    ExprRef rest = dims > 2 ? umod(l, plane) : l;
+    ExprRef first = mul(udiv(rest, band), i32(group));
+    ExprRef r = umod(rest, band);
+    if (minorExtent % group == 0) {
+      // Every band is full: constant divisors (shifts and masks for a power-of-two group).
+      c[minor] = add(first, umod(r, group));
+      c[major] = udiv(r, group);
+      return c;
+    }
+    // The last band is narrower: width = min(group, minorExtent - first), a run-time divisor.
+    ExprRef width = bin(Op::Min, i32(group), bin(Op::Sub, i32(minorExtent), first));
+    c[minor] = add(first, bin(Op::Rem, r, width));
+    c[major] = bin(Op::Div, r, width);
+    return c;
+  };
+  std::int64_t clusterSize = 1;
+  for (std::int64_t v : g.cluster)
+    clusterSize *= std::max<std::int64_t>(1, v);
+  std::vector<ExprRef> c;
+  if (dims >= 2 && (g.rasterN || g.swizzle > 1) && clusterSize > 1) {
+    // A clustered grid orders whole clusters; the CTA's rank in its cluster (consecutive linear
+    // indices, x fastest) is its offset inside the cluster's block of tiles.
+    std::vector<std::int64_t> blocks(dims), shape(dims);
+    for (std::size_t d = 0; d < dims; ++d) {
+      shape[d] = d < g.cluster.size() ? std::max<std::int64_t>(1, g.cluster[d]) : 1;
+      blocks[d] = std::max<std::int64_t>(1, g.tiles[d] / shape[d]);
+    }
+    c = ordered(udiv(lin, clusterSize), blocks);
+    std::int64_t below = 1;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (shape[d] > 1) {
+        ExprRef rank = umod(lin, clusterSize);
+        ExprRef off = umod(below == 1 ? rank : udiv(rank, below), shape[d]);
+        c[d] = add(mul(c[d], i32(shape[d])), off);
+      }
+      below *= shape[d];
+    }
+  } else {
+    c = ordered(lin, g.tiles);
   }
-  // sema::tileCoords (RuntimeBound.cpp) in thread-program form: the same bijection.
-  std::int64_t ex = std::max<std::int64_t>(1, g.tiles[0]), ey = std::max<std::int64_t>(1, g.tiles[1]);
-  std::int64_t plane = ex * ey;
-  std::int64_t below = plane;
-  for (std::size_t d = 2; d < tile.coords.size(); ++d) {
-    ExprRef c = udiv(lin, below);
-    if (d + 1 < tile.coords.size())
-      c = umod(c, g.tiles[d]);
-    assign(tile.coords[d], c);
-    below *= g.tiles[d];
-  }
-  std::size_t major = g.rasterN ? 1 : 0, minor = 1 - major;
-  std::int64_t majorExtent = major == 0 ? ex : ey, minorExtent = major == 0 ? ey : ex;
-  std::int64_t group = std::max<std::int64_t>(1, g.swizzle);
-  std::int64_t band = group * majorExtent;
-  ExprRef rest = tile.coords.size() > 2 ? umod(lin, plane) : lin;
-  ExprRef first = mul(udiv(rest, band), i32(group));
-  ExprRef r = umod(rest, band);
-  if (minorExtent % group == 0) {
-    // Every band is full: constant divisors (shifts and masks for a power-of-two group).
-    assign(tile.coords[minor], add(first, umod(r, group)));
-    assign(tile.coords[major], udiv(r, group));
-    return;
-  }
-  // The last band is narrower: width = min(group, minorExtent - first), a run-time divisor.
-  ExprRef width = bin(Op::Min, i32(group), bin(Op::Sub, i32(minorExtent), first));
-  assign(tile.coords[minor], add(first, bin(Op::Rem, r, width)));
-  assign(tile.coords[major], bin(Op::Div, r, width));
+  for (std::size_t d = 0; d < dims; ++d)
+    assign(tile.coords[d], c[d]);
 }
 
 void Lowerer::lowerLoop(const ir::Stmt& s) {

@@ -231,11 +231,15 @@ std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& mo
   return out;
 }
 
-std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear) {
+namespace {
+
+/// The raster / group-swizzle order of `tileCoords` over the tile counts `tiles`.
+std::vector<std::int64_t> orderedCoords(const GridInfo& grid, const std::vector<std::int64_t>& tiles,
+                                        std::int64_t linear) {
   std::vector<std::int64_t> coords;
-  if (grid.tiles.size() < 2 || (!grid.rasterN && grid.swizzle <= 1)) {
+  if (tiles.size() < 2 || (!grid.rasterN && grid.swizzle <= 1)) {
     // x fastest, then y, then z: the plain order (raster=m, swizzle=1).
-    for (std::int64_t extent : grid.tiles) {
+    for (std::int64_t extent : tiles) {
       coords.push_back(extent > 0 ? linear % extent : 0);
       linear = extent > 0 ? linear / extent : 0;
     }
@@ -247,14 +251,14 @@ std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear) 
   // swizzle_size) and Triton's grouped ordering (GROUP_SIZE_M) in the transposed case. The last
   // band is narrower when the other dimension is not a multiple of `swizzle` (as in Triton), so
   // the map stays a bijection of [0, tileCount) for every extent.
-  coords.assign(grid.tiles.size(), 0);
-  std::int64_t ex = std::max<std::int64_t>(1, grid.tiles[0]);
-  std::int64_t ey = std::max<std::int64_t>(1, grid.tiles[1]);
+  coords.assign(tiles.size(), 0);
+  std::int64_t ex = std::max<std::int64_t>(1, tiles[0]);
+  std::int64_t ey = std::max<std::int64_t>(1, tiles[1]);
   std::int64_t plane = ex * ey;
   std::int64_t rest = linear % plane;
   std::int64_t outer = linear / plane;
-  for (std::size_t d = 2; d < grid.tiles.size(); ++d) {
-    std::int64_t extent = std::max<std::int64_t>(1, grid.tiles[d]);
+  for (std::size_t d = 2; d < tiles.size(); ++d) {
+    std::int64_t extent = std::max<std::int64_t>(1, tiles[d]);
     coords[d] = outer % extent;
     outer /= extent;
   }
@@ -267,6 +271,35 @@ std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear) 
   std::int64_t r = rest % band;
   coords[minor] = first + r % width;
   coords[major] = r / width;
+  return coords;
+}
+
+} // namespace
+
+std::vector<std::int64_t> tileCoords(const GridInfo& grid, std::int64_t linear) {
+  std::int64_t clusterSize = 1;
+  for (std::int64_t c : grid.cluster)
+    clusterSize *= std::max<std::int64_t>(1, c);
+  bool ordered = grid.tiles.size() >= 2 && (grid.rasterN || grid.swizzle > 1);
+  if (!ordered || clusterSize <= 1)
+    return orderedCoords(grid, grid.tiles, linear);
+  // A clustered grid rasterises whole clusters (CUTLASS's scheduler orders cluster-shaped blocks
+  // of tiles): the CTAs of one cluster are consecutive linear indices (a 1-D launch of whole
+  // clusters), their rank in the cluster (x fastest) is their tile's offset inside the cluster's
+  // block, so the CTAs of a multicast group or a CTA pair keep neighbouring tiles in any order.
+  // The cluster shape divides the grid (hw-cluster-grid-shape); the plain order needs no split:
+  // it already gives a cluster [X, 1, 1] the tiles x..x+X-1 of one row.
+  std::vector<std::int64_t> blocks(grid.tiles.size(), 1), shape(grid.tiles.size(), 1);
+  for (std::size_t d = 0; d < grid.tiles.size(); ++d) {
+    shape[d] = d < grid.cluster.size() ? std::max<std::int64_t>(1, grid.cluster[d]) : 1;
+    blocks[d] = std::max<std::int64_t>(1, grid.tiles[d] / shape[d]);
+  }
+  std::int64_t rank = linear % clusterSize;
+  std::vector<std::int64_t> coords = orderedCoords(grid, blocks, linear / clusterSize);
+  for (std::size_t d = 0; d < coords.size(); ++d) {
+    coords[d] = coords[d] * shape[d] + rank % shape[d];
+    rank /= shape[d];
+  }
   return coords;
 }
 
