@@ -107,6 +107,26 @@ void namesGrain(const ir::Expr& e, Grain& g) {
       namesGrain(*c, g);
 }
 
+/// One participant's step at a generation barrier: `arrived[0]` counts completed generations,
+/// `arrived[1]` the arrivals of the current one, `arrived[slot]` (0: not waiting) the generation
+/// the participant waits for. The first call arrives; the barrier passes once `expected`
+/// participants arrived. Returns whether the participant may go on.
+bool passGeneration(std::vector<std::size_t>& arrived, std::size_t slot, std::int64_t expected) {
+  std::size_t& mine = arrived[slot];
+  if (mine == 0) {
+    mine = arrived[0] + 1;
+    if (std::int64_t(++arrived[1]) >= expected) {
+      ++arrived[0];
+      arrived[1] = 0;
+    }
+  }
+  if (arrived[0] + 1 > mine) {
+    mine = 0;
+    return true;
+  }
+  return false;
+}
+
 } // namespace
 
 /// A read operand of a finer scope than the op's grain is read from the first thread of the
@@ -678,19 +698,7 @@ bool Machine::executeSync(RoleProc& p, const sema::OpInfo& op, const std::string
     std::vector<std::size_t>& arrived = clusterArrived;
     if (arrived.size() < 2 + roles * std::size_t(clusterSize()))
       arrived.assign(2 + roles * std::size_t(clusterSize()), 0);
-    std::size_t& mine = arrived[2 + rank() * roles + p.role];
-    if (mine == 0) {
-      mine = arrived[0] + 1;
-      if (std::int64_t(++arrived[1]) >= expected) {
-        ++arrived[0];
-        arrived[1] = 0;
-      }
-    }
-    if (arrived[0] + 1 > mine) {
-      mine = 0;
-      return true;
-    }
-    return false;
+    return passGeneration(arrived, 2 + rank() * roles + p.role, expected);
   }
   if (name == "bar.arrive") {
     // The producer side of a named barrier: counts towards the current generation, as the
@@ -715,19 +723,7 @@ bool Machine::executeSync(RoleProc& p, const sema::OpInfo& op, const std::string
     auto& arrived = namedArrived[key];
     if (arrived.size() < 2 + procs.size())
       arrived.assign(2 + procs.size(), 0);
-    std::size_t& mine = arrived[2 + p.role];
-    if (mine == 0) {
-      mine = arrived[0] + 1;
-      if (std::int64_t(++arrived[1]) >= expected) {
-        ++arrived[0];
-        arrived[1] = 0;
-      }
-    }
-    if (arrived[0] + 1 > mine) {
-      mine = 0;
-      return true;
-    }
-    return false;
+    return passGeneration(arrived, 2 + p.role, expected);
   }
   if (name == "tcgen05.commit") {
     // The barrier receives one arrival once every tcgen05.mma issued so far has completed.
