@@ -21,11 +21,11 @@ namespace {
 /// Operations that only order memory or hand out resources: sequentially consistent execution
 /// already gives what they guarantee, so they have no data effect on the CPU.
 const std::set<std::string, std::less<>> kOrderingOnly = {
-    "fence.mbarrier_init",  "fence.proxy.async",   "wgmma.fence",    "setmaxnreg",
-    "tcgen05.fence_before", "tcgen05.fence_after", "tcgen05.alloc",  "tcgen05.dealloc",
-    "tcgen05.relinquish",   "tcgen05.wait_ld",     "tcgen05.wait_st",
+    "fence.mbarrier_init", "fence.proxy.async", "wgmma.fence", "setmaxnreg", "tcgen05.fence_before",
+    "tcgen05.fence_after", "tcgen05.alloc", "tcgen05.dealloc", "tcgen05.relinquish",
+    "tcgen05.wait_ld", "tcgen05.wait_st",
     // programmatic dependent launch orders against other grids; one grid runs here
-    "griddep.wait",         "griddep.launch_dependents"};
+    "griddep.wait", "griddep.launch_dependents"};
 
 double f32(double x) {
   return static_cast<double>(static_cast<float>(x));

@@ -1263,8 +1263,7 @@ void Lowerer::lowerRole(std::size_t r) {
       out.var = rank;
       base.value = special(Special::SmemBase);
       asmStmt("getctarank.shared::cluster.u32 %0, %1;", {out}, {base}, false);
-      ifThen(bin(Op::Eq, bin(Op::And, var(m_p, rank), i32(1)), i32(0)),
-             [&] { walk(s->body); });
+      ifThen(bin(Op::Eq, bin(Op::And, var(m_p, rank), i32(1)), i32(0)), [&] { walk(s->body); });
     }
     m_cur = saved;
     m_scopeDecls = savedDecls;
@@ -1292,36 +1291,23 @@ LoweredKernel Lowerer::run() {
   if (m_model.grid)
     for (std::size_t i = 0; i < 3 && i < m_model.grid->cluster.size(); ++i)
       m_p.cluster[i] = std::max<std::int64_t>(1, m_model.grid->cluster[i]);
-  for (const sema::BufferInfo& b : m_model.buffers) {
-    if (b.space != ir::Space::Global)
-      continue;
+  auto addParam = [&](const std::string& name, Param::Kind kind, ir::DType dtype, bool readOnly) {
     Param p;
-    p.name = b.name;
-    p.kind = Param::Kind::GlobalPtr;
-    p.dtype = b.dtype;
-    p.readOnly = b.paramRole == "input";
-    m_paramIndex[b.name] = static_cast<int>(m_p.params.size());
+    p.name = name;
+    p.kind = kind;
+    p.dtype = dtype;
+    p.readOnly = readOnly;
+    m_paramIndex[name] = static_cast<int>(m_p.params.size());
     m_p.params.push_back(p);
-  }
-  for (const sema::TensorMapInfo& t : m_model.tensorMaps) {
-    Param p;
-    p.name = t.name;
-    p.kind = Param::Kind::TensorMap;
-    p.dtype = t.dtype;
-    p.readOnly = true;
-    m_paramIndex[t.name] = static_cast<int>(m_p.params.size());
-    m_p.params.push_back(p);
-  }
+  };
+  for (const sema::BufferInfo& b : m_model.buffers)
+    if (b.space == ir::Space::Global)
+      addParam(b.name, Param::Kind::GlobalPtr, b.dtype, b.paramRole == "input");
+  for (const sema::TensorMapInfo& t : m_model.tensorMaps)
+    addParam(t.name, Param::Kind::TensorMap, t.dtype, true);
   // Run-time scalar parameters: i32 kernel arguments passed by value (docs/ir.md).
-  for (const sema::ScalarInfo& sc : m_model.scalars) {
-    Param p;
-    p.name = sc.name;
-    p.kind = Param::Kind::Scalar;
-    p.dtype = sc.dtype;
-    p.readOnly = true;
-    m_paramIndex[sc.name] = static_cast<int>(m_p.params.size());
-    m_p.params.push_back(p);
-  }
+  for (const sema::ScalarInfo& sc : m_model.scalars)
+    addParam(sc.name, Param::Kind::Scalar, sc.dtype, true);
   m_barrierPlan = verify::planBarriers(m_module, m_model);
   m_opOf.reserve(m_model.ops.size());
   for (const sema::OpInfo& o : m_model.ops)

@@ -124,7 +124,7 @@ std::optional<TileExprCode> TileExprCode::compile(const ir::Expr& e, const Kerne
 }
 
 std::optional<std::int64_t> TileExprCode::eval(std::span<const std::int64_t> coords,
-                                                std::span<const std::int64_t> scalars) const {
+                                               std::span<const std::int64_t> scalars) const {
   std::int64_t stack[64];
   std::size_t top = 0;
   for (const Ins& ins : m_code) {
@@ -177,8 +177,7 @@ unsigned TileExprCode::dims() const {
 }
 
 std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& model,
-                                     std::int64_t maxTiles,
-                                     std::span<const std::int64_t> scalars) {
+                                     std::int64_t maxTiles, std::span<const std::int64_t> scalars) {
   std::vector<std::int64_t> out;
   if (!model.grid || model.grid->tileCount() > maxTiles)
     return out;
@@ -234,8 +233,8 @@ std::vector<std::int64_t> tripCounts(const LoopInfo& loop, const KernelModel& mo
 namespace {
 
 /// The raster / group-swizzle order of `tileCoords` over the tile counts `tiles`.
-std::vector<std::int64_t> orderedCoords(const GridInfo& grid, const std::vector<std::int64_t>& tiles,
-                                        std::int64_t linear) {
+std::vector<std::int64_t>
+orderedCoords(const GridInfo& grid, const std::vector<std::int64_t>& tiles, std::int64_t linear) {
   std::vector<std::int64_t> coords;
   if (tiles.size() < 2 || (!grid.rasterN && grid.swizzle <= 1)) {
     // x fastest, then y, then z: the plain order (raster=m, swizzle=1).

@@ -89,6 +89,25 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
   detail::checkMasks(ctx);
   detail::checkPerformance(ctx);
   ctx.attachConsequences();
+  // The protocol, hazard, async and mask analyses again for the CTA whose first tile is `tile`
+  // with the scalar values `binding` (empty: the checked ones); false when its unrolled
+  // programs reach the analysis bound (nothing simulated).
+  auto simulateAt = [&](std::int64_t tile, std::span<const std::int64_t> binding) {
+    detail::Program other =
+        detail::unroll(module, model, options.maxSteps, options.tileCap, tile, binding);
+    if (other.boundReached)
+      return false;
+    VerifyResult scratch;
+    detail::Context c2{module,   model, registry, rules,
+                       reporter, other, scratch,  ctx.brokenBarriers};
+    detail::checkProtocol(c2);
+    detail::simulate(c2);
+    detail::checkAsync(c2);
+    detail::checkMasks(c2);
+    c2.attachConsequences();
+    result.deadlock |= scratch.deadlock;
+    return true;
+  };
   // Run-time loop ranges: the protocol is simulated again at the other representative tiles
   // (first, last, fewest and most iterations; docs/ir.md). Findings repeat only when new (the
   // reporter drops a code already reported at the same place); the trace stays the first
@@ -121,19 +140,8 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
           continue;
         seen.push_back(std::move(trips));
       }
-      detail::Program other =
-          detail::unroll(module, model, options.maxSteps, options.tileCap, tile);
-      VerifyResult scratch;
-      detail::Context c2{module,   model, registry, rules,
-                         reporter, other, scratch,  ctx.brokenBarriers};
-      if (other.boundReached)
+      if (!simulateAt(tile, {}))
         break;
-      detail::checkProtocol(c2);
-      detail::simulate(c2);
-      detail::checkAsync(c2);
-      detail::checkMasks(c2);
-      c2.attachConsequences();
-      result.deadlock |= scratch.deadlock;
       result.tilesSimulated.push_back(tile);
     }
   }
@@ -173,7 +181,8 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
       for (const sema::LoopInfo& l : model.loops) {
         if (!l.runtime)
           continue;
-        std::vector<std::int64_t> trips = sema::tripCounts(l, model, std::int64_t(1) << 16, binding);
+        std::vector<std::int64_t> trips =
+            sema::tripCounts(l, model, std::int64_t(1) << 16, binding);
         if (trips.empty())
           continue;
         auto [mn, mx] = std::minmax_element(trips.begin(), trips.end());
@@ -198,21 +207,10 @@ VerifyResult verify(const ir::Module& module, const sema::KernelModel& model,
             continue;
           seen.push_back(std::move(trips));
         }
-        detail::Program other =
-            detail::unroll(module, model, options.maxSteps, options.tileCap, tile, binding);
-        VerifyResult scratch;
-        detail::Context c2{module,   model, registry, rules,
-                           reporter, other, scratch,  ctx.brokenBarriers};
-        if (other.boundReached) {
+        if (!simulateAt(tile, binding)) {
           stop = true;
           break;
         }
-        detail::checkProtocol(c2);
-        detail::simulate(c2);
-        detail::checkAsync(c2);
-        detail::checkMasks(c2);
-        c2.attachConsequences();
-        result.deadlock |= scratch.deadlock;
       }
       result.scalarBindingsSimulated.push_back(binding);
       if (stop)
